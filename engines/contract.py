@@ -1,0 +1,169 @@
+"""The engine contract: what every game package exports, and the one error engines raise.
+
+DESIGN.md "Engine contract". An engine is an object with fixed facts (id, seats, options) and pure
+functions over a plain-JSON state. The platform (`service/`, `workers/`) knows nothing of any game
+beyond this protocol, so a game never needs a special case there.
+
+Decisions and steps
+-------------------
+`decision(state)` says who must act now. Its `step` counts decision points and is kept by the
+engine in the state (use `close_decision`): it advances when a decision closes. A simultaneous
+decision (several seats in `to_act`) closes only when every seat in it has acted, so all its moves
+name the same step, and one seat's submission changes nothing another seat can see but "has
+acted". The platform rejects an envelope whose `step` is not the current one (`stale_step`).
+
+Events
+------
+`apply` returns events: plain dicts with a `type`. The platform stores them in full and shows
+each audience `view_event(event, seat)` (None: the audience may not see it) while the game runs;
+once the game has ended every event is public.
+
+Secret moves
+------------
+`is_secret(move)` names moves whose content is hidden from the other seats until the game ends
+(a Stratego setup, a Totohu ship): their envelopes are shown to others only as digests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypedDict
+
+JSON = Any
+State = dict[str, Any]
+Move = dict[str, Any]
+Event = dict[str, Any]
+
+
+class IllegalMove(Exception):
+    """A move the rules reject: `code` is the spec's snake_case error code.
+
+    Raised by `apply` (and `validate_options`, with code `invalid_options`) before anything
+    has changed: a rejected move leaves the state exactly as it was.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Decision(TypedDict, total=False):
+    """Who must act now. `step`, `step_kind` and `to_act` are always present.
+
+    Engines may add public context (e.g. Störtebeker's `k`, `u`). `legal_moves_complete` is
+    False where `legal_moves` offers only examples of a free arrangement (a Stratego setup).
+    """
+
+    step: int
+    step_kind: str
+    to_act: list[int]
+    legal_moves_complete: bool
+
+
+class Result(TypedDict):
+    winners: list[int]
+    scores: dict[str, int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One engine option: its default and, where the values are a closed set, the choices."""
+
+    default: JSON
+    choices: tuple[JSON, ...] | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named preset of options, as listed by the spec's "Variants" section."""
+
+    id: str
+    title: str
+    options: Mapping[str, JSON] = field(default_factory=dict)
+
+
+class Rng(Protocol):
+    """The audited random source as the engine sees it (see `engines.rng`)."""
+
+    def randint(self, purpose: str, lo: int, hi: int, *, secret: bool = False) -> int: ...
+
+    def roll(self, purpose: str, sides: int = 6, *, secret: bool = False) -> int: ...
+
+    def shuffle(self, purpose: str, items: list[Any], *, secret: bool = False) -> list[Any]: ...
+
+
+class Engine(Protocol):
+    """What `engines/<game>/` exports as `ENGINE`; see the module docstring for the rules."""
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    variants: tuple[Variant, ...]
+    options: Mapping[str, OptionSpec]
+    #: engine option names that are this game's name for a platform option
+    #: (Stratego: {"red_player": "seat_order"}); the platform takes them out before `setup`.
+    platform_aliases: Mapping[str, str]
+
+    def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
+        """Defaults filled in; raises IllegalMove("invalid_options", ...) on a bad value."""
+        ...
+
+    def setup(self, options: Mapping[str, JSON], seats: int, rng: Rng) -> State: ...
+
+    def decision(self, state: State) -> Decision: ...
+
+    def legal_moves(self, state: State, seat: int) -> Iterator[Move]: ...
+
+    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
+        """Validate completely, then change `state` in place and return it with the events."""
+        ...
+
+    def view(self, state: State, seat: int | None) -> dict[str, JSON]: ...
+
+    def view_event(self, event: Event, seat: int | None) -> Event | None: ...
+
+    def result(self, state: State) -> Result | None: ...
+
+    def render_text(self, view: Mapping[str, JSON]) -> str: ...
+
+    def default_move(self, state: State, seat: int) -> Move | None: ...
+
+    def is_secret(self, move: Move) -> bool: ...
+
+
+def close_decision(state: State) -> None:
+    """Advance the state's decision counter: call once whenever a decision point closes."""
+    state["step"] = state.get("step", 0) + 1
+
+
+def fill_options(
+    specs: Mapping[str, OptionSpec], options: Mapping[str, JSON]
+) -> dict[str, JSON]:
+    """Defaults filled in, unknown names and values outside `choices` rejected.
+
+    The common part of `validate_options`; engines add their own cross-field checks.
+    """
+    unknown = sorted(set(options) - set(specs))
+    if unknown:
+        raise IllegalMove("invalid_options", f"Unknown option {unknown[0]!r}.")
+    filled: dict[str, JSON] = {}
+    for name, spec in specs.items():
+        value = options.get(name, spec.default)
+        if spec.choices is not None and not any(
+            value == c and type(value) is type(c) for c in spec.choices
+        ):
+            raise IllegalMove(
+                "invalid_options", f"Option {name!r} must be one of {list(spec.choices)!r}."
+            )
+        filled[name] = value
+    return filled
+
+
+def first(moves: Iterable[Move]) -> Move | None:
+    """The first of some moves, or None: "is any move left?" without listing them all."""
+    return next(iter(moves), None)

@@ -1,0 +1,36 @@
+"""Ruleset id -> engine. Importing a game does nothing else (no import-time side effects)."""
+
+from __future__ import annotations
+
+import importlib
+
+from engines.contract import Engine
+
+#: ruleset id -> module exporting ENGINE; the one list to extend when a game joins.
+RULESETS: dict[str, str] = {
+    "stratego": "engines.stratego",
+    "totohu": "engines.totohu",
+}
+
+_loaded: dict[str, Engine] = {}
+
+
+def get_engine(ruleset: str) -> Engine:
+    """The engine of a ruleset id; KeyError if there is none."""
+    engine = _loaded.get(ruleset)
+    if engine is None:
+        module = importlib.import_module(RULESETS[ruleset])
+        engine = _loaded[ruleset] = module.ENGINE
+    return engine
+
+
+def available() -> list[str]:
+    """Ruleset ids whose package is present (a game may land before or after its registry entry)."""
+    out = []
+    for rid in RULESETS:
+        try:
+            get_engine(rid)
+        except ModuleNotFoundError:
+            continue
+        out.append(rid)
+    return out
