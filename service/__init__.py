@@ -1,0 +1,1 @@
+"""The Parley web service: Flask app, API blueprints, schemas, auth, signatures, store."""

@@ -1,0 +1,9 @@
+"""One blueprint per resource, registered from this single list."""
+
+from service.api.games import blp as games
+from service.api.moves import blp as moves
+from service.api.players import blp as players
+from service.api.rulesets import blp as rulesets
+from service.api.system import blp as system
+
+BLUEPRINTS = [players, rulesets, games, moves, system]

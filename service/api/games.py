@@ -1,0 +1,184 @@
+"""Games: create, list, join, summary, seat views and events."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from engines.contract import IllegalMove
+from engines.registry import RULESETS, get_engine
+from service.api import deps
+from service.api.deps import PROBLEM
+from service.auth import current_player
+from service.errors import Conflict, InvalidRequest, NotFound
+from service.games import PLATFORM_EVENTS, Game, create_game, start_game
+from service.moves import get_game_or_404
+from service.queue import enqueue_resolve
+from service.schemas.common import CursorQuerySchema
+from service.schemas.games import (
+    EventListSchema,
+    GameCreateSchema,
+    GameListSchema,
+    GameSummarySchema,
+    JoinedSchema,
+    JoinSchema,
+    ViewSchema,
+)
+
+log = logging.getLogger(__name__)
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and seats")
+
+
+def summary(game: Game) -> dict:
+    return {
+        "id": game.id, "ruleset": game.ruleset, "options": {**game.options, **game.platform},
+        "status": game.status, "seats": game.seats,
+        "players": [{"seat": i, "player": p} for i, p in enumerate(game.players)],
+        "step": game.step, "step_kind": game.step_kind, "to_act": game.to_act,
+        "deadline": None, "result": game.result, "commitment": game.commitment,
+        "created_at": game.created_at,
+    }
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.arguments(GameCreateSchema)
+    @blp.response(201, GameSummarySchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict) -> dict:
+        """Create a game: ruleset, options, number of seats. Nobody is seated yet: every
+        player, the creator too, joins. The response carries the dice commitment."""
+        pid = current_player()
+        if data["ruleset"] not in RULESETS:
+            raise InvalidRequest(f"Unknown ruleset {data['ruleset']!r}.", code="unknown_ruleset")
+        try:
+            game = create_game(deps.store(), data["ruleset"], data["options"], data["players"],
+                               pid, data["time_control"])
+        except IllegalMove as err:
+            raise InvalidRequest(err.message, code=err.code) from err
+        return summary(game)
+
+    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, query: dict) -> dict:
+        """The caller's games (created or joined), oldest first, paginated by cursor."""
+        pid = current_player()
+        ids = deps.store().player_games(pid)
+        page = ids[query["after"]: query["after"] + query["limit"]]
+        games = [get_game_or_404(deps.store(), gid) for gid in page]
+        more = query["after"] + len(page)
+        return {"games": [summary(g) for g in games], "next": more if more < len(ids) else None}
+
+
+@blp.route("/<game>")
+class GameResource(MethodView):
+    @blp.response(200, GameSummarySchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, game: str) -> dict:
+        """The public summary: ruleset, options, status, step, who is to act, players, result."""
+        return summary(get_game_or_404(deps.store(), game))
+
+
+@blp.route("/<game>/join")
+class Join(MethodView):
+    @blp.arguments(JoinSchema)
+    @blp.response(200, JoinedSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict, game: str) -> dict:
+        """Take a seat with a client seed (mixed into the dice); the game starts when every
+        seat is taken. With `seat_order: random` the final seats are drawn at the start."""
+        pid = current_player()
+        store = deps.store()
+        record = get_game_or_404(store, game)
+        seat = -1 if data["seat"] is None else data["seat"]
+        if seat >= record.seats:
+            raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
+        client_seed = data["client_seed"] or secrets.token_urlsafe(16)
+        code, taken_seat, taken = store.join(game, seat, pid, client_seed, record.seats)
+        if code != "ok":
+            raise Conflict({"game_not_open": "The game is not open for joining.",
+                            "already_seated": "You already hold a seat in this game.",
+                            "game_full": "Every seat is taken.",
+                            "seat_taken": "That seat is taken."}[code], code=code)
+        status = "open"
+        if taken == record.seats:
+            # pending first: if this process dies before the start, the sweep starts the game
+            if store.mark_pending(game):
+                enqueue_resolve(deps.queue(), game)
+            start_game(store, game)
+            status = "active"
+        log.info("game %s: player %s joined seat %d", game, pid, taken_seat)
+        return {"game": game, "seat": taken_seat, "status": status}
+
+
+@blp.route("/<game>/view")
+class View(MethodView):
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}, {}])
+    def get(self, game: str) -> dict:
+        """The caller's seat view with its legal moves, or a spectator's view without a seated
+        token. Nothing the caller may not see is in it."""
+        pid = current_player(required=False)
+        store = deps.store()
+        meta, state_json = store.meta_and_state(game)
+        if not meta:
+            raise NotFound("No such game.", code="game_not_found")
+        record = Game.from_meta(game, meta)
+        seat = record.seat_of(pid)
+        body = {"game": game, "status": record.status, "seat": seat, "step": record.step,
+                "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
+                "legal_moves": [], "legal_moves_complete": True, "result": record.result,
+                "text": None}
+        if state_json is None:
+            return body
+        engine = get_engine(record.ruleset)
+        state = json.loads(state_json)
+        view = engine.view(state, seat)
+        body["state"] = view
+        body["text"] = engine.render_text(view)
+        if seat is not None and seat in record.to_act:
+            body["legal_moves"] = list(engine.legal_moves(state, seat))
+            body["legal_moves_complete"] = engine.decision(state).get(
+                "legal_moves_complete", True)
+        return body
+
+
+@blp.route("/<game>/events")
+class Events(MethodView):
+    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.response(200, EventListSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}, {}])
+    def get(self, query: dict, game: str) -> dict:
+        """The events the caller may see, after a cursor (`after`): a seat sees its own
+        redacted stream, a spectator the public one, everyone everything after the end."""
+        pid = current_player(required=False)
+        store = deps.store()
+        record = get_game_or_404(store, game)
+        seat = record.seat_of(pid)
+        engine = get_engine(record.ruleset)
+        out = []
+        cursor = query["after"]
+        for eid, rec in store.events(game, query["after"], query["limit"]):
+            cursor = eid
+            event = rec["event"]
+            if not record.finished and event.get("type") not in PLATFORM_EVENTS:
+                event = engine.view_event(event, seat)
+                if event is None:
+                    continue
+            out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
+        return {"events": out, "next": cursor}

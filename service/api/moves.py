@@ -1,0 +1,58 @@
+"""Moves: signed envelope submission (202 + poll) and move status."""
+
+from __future__ import annotations
+
+from flask import request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from service.api import deps
+from service.api.deps import PROBLEM
+from service.moves import get_game_or_404, move_status, submit_move
+from service.queue import enqueue_resolve
+from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
+
+blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Signed moves")
+
+
+@blp.route("/<game>/moves")
+class Moves(MethodView):
+    @blp.doc(requestBody={"required": True, "content": {"application/json": {
+        "schema": EnvelopeSchema}}})
+    @blp.response(202, MoveAcceptedSchema, headers={"Location": {
+        "description": "where to poll the move's status", "schema": {"type": "string"}}})
+    @blp.alt_response(400, **PROBLEM)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(413, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    def post(self, game: str) -> tuple:
+        """Submit a signed move envelope. It is checked at once (schema, key, signature, seat,
+        turn, step, nonce, and a dry run of the rules), stored durably and queued: poll
+        `Location` until `applied` or `rejected`. Posting the same envelope again returns the
+        same move."""
+        store = deps.store()
+        accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
+        if accepted.created and store.mark_pending(game):
+            enqueue_resolve(deps.queue(), game)
+        location = url_for("moves.MoveResource", game=game, move=accepted.seq)
+        if accepted.created:
+            body = {"id": accepted.seq, "status": "queued"}
+        else:
+            body = move_status(store, get_game_or_404(store, game), accepted.seq)
+        body = {**body, "location": location, "receipt": accepted.receipt}
+        body.pop("code", None)
+        body.pop("detail", None)
+        return body, 202, {"Location": location}
+
+
+@blp.route("/<game>/moves/<int:move>")
+class MoveResource(MethodView):
+    @blp.response(200, MoveStatusSchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, game: str, move: int) -> dict:
+        """A move's status: `queued`, `applied`, or `rejected` with the rules' `code`."""
+        store = deps.store()
+        return move_status(store, get_game_or_404(store, game), move)

@@ -1,0 +1,57 @@
+"""The server itself: its public key, health, and game audits."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from rq import Worker
+
+from service import signing
+from service.api import deps
+from service.api.deps import PROBLEM
+from service.audit import build_bundle
+from service.moves import get_game_or_404
+from service.schemas.games import HealthSchema, ServerKeySchema
+
+blp = Blueprint("system", __name__, url_prefix="/v1", description="Server key, health, audit")
+
+
+@blp.route("/server-key")
+class ServerKey(MethodView):
+    @blp.response(200, ServerKeySchema)
+    def get(self) -> dict:
+        """The server's Ed25519 public key, which signs receipts and audit bundles."""
+        return {"public_key": signing.public_key_b64(deps.server_key()), "algorithm": "Ed25519"}
+
+
+@blp.route("/health")
+class Health(MethodView):
+    @blp.response(200, HealthSchema)
+    @blp.alt_response(503, schema=HealthSchema)
+    def get(self) -> tuple:
+        """Redis reachable, workers alive, queue depth; 503 with the reason if not healthy."""
+        body: dict = {"status": "ok", "redis": True}
+        try:
+            deps.store().r.ping()
+            queue = deps.queue()
+            body["workers"] = len(Worker.all(connection=queue.connection))
+            body["queue_depth"] = queue.count
+            body["pending_games"] = len(deps.store().pending_games())
+        except Exception as err:  # any Redis failure is the answer, not an error
+            return {"status": "unavailable", "redis": False,
+                    "reason": f"redis unreachable: {type(err).__name__}"}, 503
+        if body["workers"] == 0:
+            return {**body, "status": "unavailable", "reason": "no worker is running"}, 503
+        return body, 200
+
+
+@blp.route("/games/<game>/audit")
+class Audit(MethodView):
+    @blp.response(200)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, game: str) -> dict:
+        """The audit bundle: commitment, move digests and receipts' chain, draws (secret results
+        redacted until the end), state hashes; after the end the revealed seed and every signed
+        envelope, signed by the server key (see docs/audit.md)."""
+        store = deps.store()
+        return build_bundle(store, get_game_or_404(store, game), deps.server_key())

@@ -1,0 +1,86 @@
+"""The app factory: `create_app(config)` builds the Flask app, the store, the queue and the API."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from service.config import Config
+from service.errors import Problem, problem_response, render_problem
+from service.queue import make_queue
+from service.schemas.common import ProblemSchema
+from service.serverkey import load_server_key
+from service.store import Store
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
+               415: "unsupported_media_type", 422: "invalid_request", 429: "rate_limited"}
+
+
+class ParleyApi(Api):
+    """flask-smorest's Api with RFC 9457 problem JSON for every error."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        status = error.code or 500
+        data = getattr(error, "data", None) or {}
+        extra: dict[str, Any] = {}
+        if "messages" in data:
+            extra["errors"] = data["messages"]
+        if status >= 500:
+            return problem_response(500, "internal_error", "Internal server error",
+                                    "The server failed; the failure is logged.")
+        code = _HTTP_CODES.get(status, "http_error")
+        detail = data.get("message") or error.description or error.name
+        if status == 422:
+            detail = "The request does not match its schema."
+        return problem_response(status, code, error.name, detail, data.get("headers"), **extra)
+
+
+def create_app(config: Config | None = None) -> Flask:
+    config = config or Config()
+    app = Flask("parley")
+    app.config.update(config.as_flask())
+    app.config["PARLEY"] = config
+    store = Store.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER)
+    app.extensions["parley_store"] = store
+    app.extensions["parley_queue"] = make_queue(config.REDIS_URL, config.QUEUE)
+    app.extensions["parley_server_key"] = load_server_key(config.SERVER_KEY_PATH)
+
+    api = ParleyApi(app, spec_kwargs={"info": {"description": API_DESCRIPTION}})
+    app.extensions["parley_api"] = api
+    api.spec.components.security_scheme(
+        "bearer", {"type": "http", "scheme": "bearer",
+                   "description": "the player's token from POST /v1/players"})
+    from service.api import BLUEPRINTS
+
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)
+
+    app.register_error_handler(Problem, render_problem)
+
+    @app.errorhandler(Exception)
+    def unexpected(err: Exception) -> Any:
+        if isinstance(err, HTTPException):
+            return api.handle_http_exception(err)
+        log.exception("unhandled error")
+        return problem_response(500, "internal_error", "Internal server error",
+                                "The server failed; the failure is logged.")
+
+    return app
+
+
+API_DESCRIPTION = """\
+Parley is a correspondence game server. Players register an Ed25519 public key and get a bearer
+token; they create games, join seats, read their seat's view with `legal_moves`, and submit
+moves as signed envelopes (`parley-move-v1`, RFC 8785 canonical JSON, Ed25519). Every error is
+RFC 9457 problem JSON with a machine-readable `code`. Dice are audited: each game commits to a
+server seed at creation and reveals it at the end; `/audit` returns a verifiable bundle.
+"""

@@ -1,0 +1,77 @@
+"""The audit bundle of `GET /v1/games/{id}/audit` (specified byte for byte in docs/audit.md).
+
+During play the bundle holds the commitment, the move digests and entry hashes, the draws with
+secret results redacted, the state hashes, and the full envelopes of moves that are not secret.
+After the end it adds the revealed server seed and every envelope: then it is self-contained and
+`parley verify` can check it offline.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service import signing
+from service.games import Game
+from service.store import Store
+
+FORMAT = "parley-audit-v1"
+
+
+def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
+    engine = game.engine
+    finished = game.finished
+    rejections = store.rejections(game.id)
+    entries = []
+    for seq, fields in store.entries(game.id, 1, game.head):
+        envelope = json.loads(fields["env"])
+        entry: dict[str, Any] = {
+            "seq": seq, "accepted_at": fields["t"], "entry_hash": fields["h"],
+            "digest": signing.sha256_hex(fields["env"].encode("utf-8")),
+            "status": "queued" if seq > game.applied else
+            ("rejected" if seq in rejections else "applied"),
+        }
+        if seq in rejections:
+            entry["code"] = rejections[seq]["code"]
+        move = envelope["payload"]["move"]
+        if finished or not engine.is_secret(move):
+            entry["envelope"] = envelope
+        entries.append(entry)
+    draws = []
+    for d in store.draws(game.id):
+        if d.pop("secret", False) and not finished:
+            d["result"] = None
+            d["redacted"] = True
+        draws.append(d)
+    players = []
+    for seat, pid in enumerate(game.players):
+        keys = {}
+        if pid:
+            for key_id in store.player_keys(pid):
+                key = store.key(key_id)
+                if key:
+                    keys[key_id] = key["public_key"]
+        players.append({"seat": seat, "player": pid, "keys": keys})
+    secret = store.secret(game.id) if finished else {}
+    bundle = {
+        "format": FORMAT,
+        "game": game.id,
+        "ruleset": game.ruleset,
+        "options": game.options,
+        "platform": game.platform,
+        "seats": game.seats,
+        "status": game.status,
+        "players": players,
+        "commitment": game.commitment,
+        "server_seed": secret.get("server_seed"),
+        "client_seeds": [game.raw.get(f"client_seed:{i}") for i in range(game.seats)],
+        "joined": [game.raw.get(f"join:{i}") for i in range(game.seats)],
+        "entries": entries,
+        "draws": draws,
+        "state_hashes": [{"seq": s, "hash": h} for s, h in store.hashes(game.id)],
+        "result": game.result,
+        "server_key": signing.public_key_b64(server_key),
+    }
+    bundle["signature"] = signing.b64url_encode(
+        server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
+    return bundle

@@ -1,0 +1,59 @@
+"""The `parley` command: run the server, a worker, or write the OpenAPI document."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+
+def openapi_document() -> dict:
+    """The OpenAPI document the app generates (no Redis needed)."""
+    from service.app import create_app
+    from service.config import Config
+
+    config = Config()
+    config.SERVER_KEY_PATH = Path(tempfile.mkdtemp()) / "openapi-key.pem"
+    app = create_app(config)
+    return app.extensions["parley_api"].spec.to_dict()
+
+
+def dump_openapi() -> str:
+    return json.dumps(openapi_document(), indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="parley", description="Parley game server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="start Redis (embedded unless REDIS_URL), web and worker")
+    w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
+    w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    o = sub.add_parser("openapi", help="print or write the OpenAPI document")
+    o.add_argument("-o", "--output", help="write to this file instead of stdout")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "run":
+        from service.runner import run
+
+        return run()
+    if args.command == "worker":
+        from workers.main import run_worker
+
+        run_worker(burst=args.burst)
+        return 0
+    if args.command == "openapi":
+        text = dump_openapi()
+        if args.output:
+            Path(args.output).write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""Game lifecycle shared by the web process and the workers: create, join, start, resolve.
+
+The web process creates games, seats players and accepts envelopes; a worker starts a full game
+and drains its move stream (DESIGN.md "The flow of one move"). Both start paths run the same
+idempotent `start_game`, guarded in Redis by the game's status, so a crash between the last join
+and the start is repaired by the next job or the sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import Engine, IllegalMove
+from engines.registry import get_engine
+from engines.rng import AuditedRng, game_seed, move_key, start_key
+from service import signing
+from service.store import Store, game_key, now_iso, player_games_key
+
+log = logging.getLogger(__name__)
+
+SEAT_ORDERS = ("random", "joined")
+#: events the platform itself records; engines never see or redact them
+PLATFORM_EVENTS = frozenset({"game_started", "game_finished"})
+#: how many pending entries one commit resolves at most (bounds a commit's size)
+BATCH = 256
+
+
+@dataclass
+class Game:
+    """A game's meta hash, decoded."""
+
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    platform: dict[str, Any]
+    seats: int
+    status: str
+    step: int
+    to_act: list[int]
+    step_kind: str | None
+    head: int
+    applied: int
+    players: list[str | None]
+    result: dict[str, Any] | None
+    commitment: str
+    created_at: str
+    creator: str
+    raw: dict[str, str]
+
+    @property
+    def engine(self) -> Engine:
+        return get_engine(self.ruleset)
+
+    @classmethod
+    def from_meta(cls, gid: str, meta: dict[str, str]) -> Game:
+        seats = int(meta["seats"])
+        if meta.get("players"):
+            players = json.loads(meta["players"])
+        else:
+            players = [meta.get(f"join:{i}") for i in range(seats)]
+        return cls(
+            id=gid, ruleset=meta["ruleset"], options=json.loads(meta["options"]),
+            platform=json.loads(meta["platform"]), seats=seats, status=meta["status"],
+            step=int(meta.get("step", 0)), to_act=json.loads(meta.get("to_act", "[]")),
+            step_kind=meta.get("step_kind") or None, head=int(meta.get("head", 0)),
+            applied=int(meta.get("applied", 0)), players=players,
+            result=json.loads(meta["result"]) if meta.get("result") else None,
+            commitment=meta["commitment"], created_at=meta["created_at"],
+            creator=meta["creator"], raw=meta,
+        )
+
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat this player holds once the game has started (None: not seated)."""
+        if player is None or self.status in ("open", "full"):
+            return None
+        return self.players.index(player) if player in self.players else None
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+
+def split_options(engine: Engine, options: dict[str, Any], seats: int
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(engine options, platform options): platform options and their per-game aliases
+    (Stratego's `red_player` is `seat_order`) are taken out before the engine sees them."""
+    opts = dict(options)
+    seat_order = opts.pop("seat_order", None)
+    for alias, platform_name in engine.platform_aliases.items():
+        if alias in opts:
+            value = opts.pop(alias)
+            if platform_name != "seat_order":
+                continue
+            if seat_order is not None and value != seat_order:
+                raise IllegalMove("invalid_options",
+                                  f"{alias!r} = {value!r} contradicts seat_order = {seat_order!r}.")
+            seat_order = value
+    seat_order = "random" if seat_order is None else seat_order
+    if seat_order not in SEAT_ORDERS:
+        raise IllegalMove("invalid_options", f"seat_order must be one of {list(SEAT_ORDERS)}.")
+    if not engine.min_players <= seats <= engine.max_players:
+        raise IllegalMove("invalid_options", f"{engine.id} is for {engine.min_players}-"
+                                             f"{engine.max_players} players, not {seats}.")
+    validated = engine.validate_options(opts, seats)
+    for alias in engine.platform_aliases:
+        validated.pop(alias, None)
+    return validated, {"seat_order": seat_order}
+
+
+def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
+                creator: str, time_control: dict[str, Any] | None = None) -> Game:
+    """A new open game with a fresh committed server seed; nobody is seated yet."""
+    engine = get_engine(ruleset)
+    engine_opts, platform = split_options(engine, options, seats)
+    if time_control:
+        platform["time_control"] = time_control
+    server_seed = secrets.token_bytes(32)
+    gid = "g_" + secrets.token_hex(6)
+    meta = {
+        "ruleset": ruleset, "options": json.dumps(engine_opts), "platform": json.dumps(platform),
+        "seats": str(seats), "status": "open", "step": "0", "to_act": "[]", "head": "0",
+        "applied": "0", "joined": "0", "events": "0",
+        "commitment": signing.sha256_hex(server_seed), "created_at": now_iso(),
+        "creator": creator,
+    }
+    store.create_game(gid, meta, server_seed.hex(), creator)
+    log.info("game %s created (%s, %d seats)", gid, ruleset, seats)
+    return Game.from_meta(gid, meta)
+
+
+def load_game(store: Store, gid: str) -> Game | None:
+    meta = store.meta(gid)
+    return Game.from_meta(gid, meta) if meta else None
+
+
+def seed_of(store: Store, game: Game) -> bytes:
+    """The game seed (HMAC of the server seed over the game id and the client seeds)."""
+    server_seed = bytes.fromhex(store.secret(game.id)["server_seed"])
+    client_seeds = [game.raw[f"client_seed:{i}"] for i in range(game.seats)]
+    return game_seed(server_seed, game.id, client_seeds)
+
+
+def _draw_records(rng: AuditedRng, first_index: int, step: int, seq: int) -> list[str]:
+    return [json.dumps({"index": first_index + i, "step": step, "seq": seq, **d})
+            for i, d in enumerate(rng.draws)]
+
+
+def _event_record(seq: int, step: int, event: dict[str, Any]) -> str:
+    return json.dumps({"seq": seq, "step": step, "event": event})
+
+
+def _decision_fields(engine: Engine, state: dict[str, Any]) -> dict[str, str]:
+    d = engine.decision(state)
+    return {"step": str(d["step"]), "to_act": json.dumps(d["to_act"]),
+            "step_kind": d["step_kind"]}
+
+
+def start_game(store: Store, gid: str) -> bool:
+    """Fix the seats and set the game up once every seat is taken; idempotent.
+
+    With `seat_order: random` the audited draw `seat-order` shuffles the joined players over the
+    seats (seat 0 moves first in every game); with `joined` they keep the seats they took.
+    """
+    game = load_game(store, gid)
+    if game is None or game.status != "full":
+        return False
+    engine = game.engine
+    rng = AuditedRng(start_key(seed_of(store, game)))
+    joined = [game.raw[f"join:{i}"] for i in range(game.seats)]
+    if game.platform["seat_order"] == "random":
+        players = rng.shuffle("seat-order", joined)
+    else:
+        players = joined
+    state = engine.setup(game.options, game.seats, rng)
+    dumped = signing.dump_state(state)
+    meta = {"status": "active", "players": json.dumps(players), "started_at": now_iso(),
+            **_decision_fields(engine, state)}
+    events = [_event_record(0, 0, {"type": "game_started", "players": players})]
+    result = engine.result(state)
+    if result is not None:
+        meta.update(_finish_fields(result))
+        events.append(_event_record(0, 0, {"type": "game_finished", "result": result}))
+    ok = store.commit(
+        gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0), {},
+        [f"0 {signing.sha256_hex(dumped.encode())}"],
+    )
+    if ok:
+        for player in players:
+            store.r.sadd(player_games_key(player), gid)
+        log.info("game %s started", gid)
+    return ok
+
+
+def _finish_fields(result: dict[str, Any]) -> dict[str, str]:
+    return {"status": "finished", "result": json.dumps(result), "finished_at": now_iso(),
+            "to_act": "[]"}
+
+
+def resolve_pending(store: Store, gid: str) -> int:
+    """Apply the game's pending entries in order and commit them atomically; returns how many.
+
+    The caller holds the game's lock. The commit is guarded by `applied`, so a worker that lost
+    its lock (it stalled past the lock's expiry) writes nothing and a later job redoes the work.
+    """
+    meta, state_json = store.meta_and_state(gid)
+    if not meta:
+        return 0
+    if meta["status"] == "full":
+        start_game(store, gid)
+        meta, state_json = store.meta_and_state(gid)
+    game = Game.from_meta(gid, meta)
+    if game.applied >= game.head or state_json is None:
+        return 0
+    last = min(game.head, game.applied + BATCH)
+    entries = store.entries(gid, game.applied + 1, last)
+    engine = game.engine
+    state = json.loads(state_json)
+    seed = seed_of(store, game)
+    result = game.result
+    events: list[str] = []
+    draws: list[str] = []
+    hashes: list[str] = []
+    rejected: dict[str, str] = {}
+    draw_index = store.r.llen(game_key(gid, "draws"))
+    dumped = state_json
+    for seq, fields in entries:
+        envelope = json.loads(fields["env"])
+        payload = envelope["payload"]
+        seat, move = payload["seat"], payload["move"]
+        step = engine.decision(state)["step"]
+        if result is not None:
+            rejected[str(seq)] = json.dumps({"code": "game_over", "detail": "The game has ended."})
+            continue
+        if payload["step"] != step:
+            rejected[str(seq)] = json.dumps({"code": "stale_step", "detail":
+                                             f"The move names step {payload['step']}, "
+                                             f"the game is at step {step}."})
+            continue
+        rng = AuditedRng(move_key(seed, signing.b64url_decode(envelope["signature"])))
+        try:
+            state, new_events = engine.apply(state, seat, move, rng)
+        except IllegalMove as err:
+            rejected[str(seq)] = json.dumps({"code": err.code, "detail": err.message})
+            continue
+        events.extend(_event_record(seq, step, e) for e in new_events)
+        draws.extend(_draw_records(rng, draw_index, step, seq))
+        draw_index += len(rng.draws)
+        dumped = signing.dump_state(state)
+        hashes.append(f"{seq} {signing.sha256_hex(dumped.encode())}")
+        result = engine.result(state)
+        if result is not None:
+            events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
+    meta_update = {"applied": str(last), **_decision_fields(engine, state)}
+    if result is not None and game.result is None:
+        meta_update.update(_finish_fields(result))
+    ok = store.commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
+                      rejected, hashes)
+    if not ok:
+        log.warning("game %s: commit of %d..%d lost the race; nothing written",
+                    gid, game.applied + 1, last)
+        return 0
+    log.info("game %s: resolved %d..%d (%d rejected)", gid, game.applied + 1, last,
+             len(rejected))
+    return len(entries)

@@ -1,0 +1,171 @@
+"""Accepting a signed move in the web process: every check in DESIGN.md's order, then the append.
+
+Checks, each with its own code: the body is JSON without duplicate keys and matches the envelope
+schema (422 `invalid_envelope` / `malformed_move`), the key is known (401 `unknown_key`), the
+signature verifies (401 `bad_signature`), the signer holds the seat (403 `not_seated`), the seat
+is asked to act (409 `not_your_turn`, or the engine's own out-of-turn code such as
+`setup_already_submitted`), `step` is current (409 `stale_step`), the nonce is unused (409
+`duplicate_nonce`), and a dry run of the engine accepts the move (422 with the engine's code).
+Posting the same envelope again returns the same move (idempotent).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+
+from engines.contract import IllegalMove
+from engines.rng import SeededRng
+from service import signing
+from service.errors import (
+    Conflict,
+    Forbidden,
+    IllegalMoveProblem,
+    InvalidJson,
+    InvalidRequest,
+    NotFound,
+    Unauthorized,
+)
+from service.games import Game, load_game
+from service.schemas.moves import EnvelopeSchema
+from service.store import Store, game_key, now_iso
+
+log = logging.getLogger(__name__)
+
+_envelope_schema = EnvelopeSchema()
+
+
+@dataclass
+class Accepted:
+    seq: int
+    created: bool
+    receipt: dict[str, Any]
+
+
+def parse_envelope(body: bytes) -> dict[str, Any]:
+    """The envelope from the raw body: strict JSON, then the schema."""
+    try:
+        data = signing.parse_json_strict(body)
+    except signing.DuplicateKey as err:
+        raise InvalidRequest(f"Duplicate JSON key {str(err)!r}.", code="malformed_move") from err
+    except (ValueError, RecursionError) as err:
+        raise InvalidJson("The body is not valid JSON.") from err
+    errors = _envelope_schema.validate(data) if isinstance(data, dict) else {"_schema": ["object"]}
+    if errors:
+        raise InvalidRequest("The envelope does not match its schema.", code="invalid_envelope",
+                             errors=errors)
+    return data  # as sent: the signature covers these exact values
+
+
+def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepted:
+    """Check an envelope and append it to the game's move stream; raise a Problem if refused."""
+    envelope = parse_envelope(body)
+    payload = envelope["payload"]
+    if payload["game"] != gid:
+        raise InvalidRequest("The envelope names another game.", code="wrong_game")
+    try:
+        canonical_env = signing.canonical(envelope).decode("utf-8")
+    except (rfc8785.CanonicalizationError, ValueError) as err:
+        raise InvalidRequest(f"The envelope cannot be canonicalised: {err}",
+                             code="invalid_envelope") from err
+    key = store.key(envelope["key_id"])
+    if key is None:
+        raise Unauthorized("No such key.", code="unknown_key")
+    if not signing.verify_payload(signing.b64url_decode(key["public_key"]), payload,
+                                  envelope["signature"]):
+        raise Unauthorized("The signature does not verify with this key.", code="bad_signature")
+    meta, state_json = store.meta_and_state(gid)
+    if not meta:
+        raise NotFound("No such game.", code="game_not_found")
+    game = Game.from_meta(gid, meta)
+    seen = store.nonce_seq(gid, payload["nonce"])
+    if seen is not None:
+        existing = store.entries(gid, seen, seen)
+        if existing and existing[0][1]["env"] == canonical_env:
+            return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
+    if game.status in ("open", "full"):
+        raise Conflict("The game has not started.", code="game_not_started")
+    seat = payload["seat"]
+    if seat >= game.seats or game.players[seat] != key["player"]:
+        raise Forbidden("The signer does not hold this seat.", code="not_seated")
+    if game.finished:
+        raise Conflict("The game has ended.", code="game_over")
+    engine = game.engine
+    state = json.loads(state_json)
+    decision = engine.decision(state)
+    dry_run_done = False
+    if seat not in decision["to_act"]:
+        _dry_run(engine, state, seat, payload["move"], status=409)
+        dry_run_done = True
+    if payload["step"] != decision["step"]:
+        raise Conflict(f"The move names step {payload['step']}; the game is at step "
+                       f"{decision['step']}.", code="stale_step", current_step=decision["step"])
+    if seen is not None:
+        raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
+    if not dry_run_done:
+        _dry_run(engine, state, seat, payload["move"], status=422)
+    return _append(store, server_key, gid, decision["step"], payload["nonce"], canonical_env)
+
+
+def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> None:
+    """Run the engine's checks on the loaded (throwaway) state; draws go to a scratch source."""
+    if not isinstance(move, dict):
+        raise IllegalMoveProblem("A move is a JSON object.", code="malformed_move")
+    try:
+        engine.apply(state, seat, move, SeededRng(random.getrandbits(64)))
+    except IllegalMove as err:
+        cls = Conflict if status == 409 else IllegalMoveProblem
+        raise cls(err.message, code=err.code) from err
+
+
+def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
+            canonical_env: str) -> Accepted:
+    digest = signing.sha256_hex(canonical_env.encode("utf-8"))
+    for _ in range(50):  # the chain head moves only when another move is accepted meanwhile
+        prev = store.r.hget(game_key(gid, "meta"), "last_hash") or ""
+        entry_hash = signing.chain_hash(prev, digest)
+        accepted_at = now_iso()
+        res = store.accept(gid, step, nonce, canonical_env, prev, entry_hash, accepted_at)
+        kind = res[0]
+        if kind == "retry":
+            continue
+        if kind == "err":
+            code = res[1]
+            if code == "stale_step":
+                raise Conflict("The game moved on meanwhile.", code="stale_step")
+            if code == "duplicate_nonce":
+                raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
+            raise Conflict("The game is not active.", code=code)
+        seq = int(res[1])
+        fields = store.entries(gid, seq, seq)[0][1]
+        return Accepted(seq, kind == "ok", receipt(server_key, gid, seq, fields))
+    raise Conflict("Too many concurrent moves; try again.", code="busy")
+
+
+def receipt(server_key: Any, gid: str, seq: int, fields: dict[str, str]) -> dict[str, Any]:
+    """The server-signed receipt of an accepted entry (deterministic, so re-derivable)."""
+    body = {"game": gid, "seq": seq, "entry_hash": fields["h"], "accepted_at": fields["t"]}
+    return {**body, "signature": signing.sign_receipt(server_key, body)}
+
+
+def move_status(store: Store, game: Game, seq: int) -> dict[str, Any]:
+    if seq < 1 or seq > game.head:
+        raise NotFound("No such move.", code="move_not_found")
+    if seq > game.applied:
+        return {"id": seq, "status": "queued"}
+    rejection = store.rejection(game.id, seq)
+    if rejection:
+        return {"id": seq, "status": "rejected", **rejection}
+    return {"id": seq, "status": "applied"}
+
+
+def get_game_or_404(store: Store, gid: str) -> Game:
+    game = load_game(store, gid)
+    if game is None:
+        raise NotFound("No such game.", code="game_not_found")
+    return game

@@ -1,0 +1,1 @@
+"""Marshmallow schemas of every request and response, one module per resource."""

@@ -1,0 +1,53 @@
+"""Schemas shared by several resources: problem JSON, strict scalar fields, pagination."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class StrictInt(fields.Integer):
+    """An integer that must be a JSON number without fraction (no strings, no booleans)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+class B64Url(fields.String):
+    """base64url without padding (RFC 4648 §5), with a minimum decoded length."""
+
+    def __init__(self, min_bytes: int = 1, max_len: int = 512, **kwargs: Any) -> None:
+        self.min_bytes = min_bytes
+        super().__init__(validate=validate.Length(max=max_len), **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not B64URL.match(text) or len(text) % 4 == 1 or len(text) * 3 // 4 < self.min_bytes:
+            raise ValidationError(f"base64url without padding of at least {self.min_bytes} bytes")
+        return text
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details with Parley's machine-readable `code`."""
+
+    type = fields.String(metadata={"description": "URI naming the problem type"})
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String(required=True, metadata={"description": "machine-readable error code"})
+    errors = fields.Dict(metadata={"description": "field errors of a schema failure"})
+
+
+class CursorQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0),
+                           metadata={"description": "return items after this cursor"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))

@@ -1,0 +1,125 @@
+"""Rulesets, games, seats, views, events."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.schemas.common import StrictInt
+
+
+class OptionSchema(Schema):
+    default = fields.Raw(allow_none=True)
+    choices = fields.List(fields.Raw(), allow_none=True)
+    description = fields.String()
+
+
+class VariantSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    options = fields.Dict()
+
+
+class RulesetSchema(Schema):
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    variants = fields.List(fields.Nested(VariantSchema))
+    options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
+
+
+class TimeControlSchema(Schema):
+    seconds_per_move = fields.Integer(required=True, validate=validate.Range(min=1,
+                                                                            max=60 * 86400))
+    reminder_fraction = fields.Float(load_default=0.5, validate=validate.Range(min=0, max=1))
+    on_timeout = fields.String(load_default="forfeit",
+                               validate=validate.OneOf(["forfeit", "skip"]))
+
+
+class GameCreateSchema(Schema):
+    ruleset = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    players = StrictInt(required=True, validate=validate.Range(min=1, max=16),
+                        metadata={"description": "the number of seats"})
+    time_control = fields.Nested(TimeControlSchema, load_default=None, allow_none=True)
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer()
+    player = fields.String(allow_none=True)
+
+
+class GameSummarySchema(Schema):
+    id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Dict(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(
+        ["open", "full", "active", "finished", "aborted"]))
+    seats = fields.Integer(required=True)
+    players = fields.List(fields.Nested(SeatSchema))
+    step = fields.Integer(required=True)
+    step_kind = fields.String(allow_none=True)
+    to_act = fields.List(fields.Integer())
+    deadline = fields.String(allow_none=True)
+    result = fields.Dict(allow_none=True)
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 of server seed"})
+    created_at = fields.String()
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema))
+    next = fields.Integer(allow_none=True, metadata={"description": "cursor of the next page"})
+
+
+class JoinSchema(Schema):
+    seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(min=0, max=63))
+    client_seed = fields.String(load_default=None, allow_none=True,
+                                validate=validate.Length(min=1, max=128))
+
+
+class JoinedSchema(Schema):
+    game = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={
+        "description": "the seat taken; with seat_order random the final seat is drawn "
+                       "when the game starts (see the view's `seat`)"})
+    status = fields.String(required=True)
+
+
+class ViewSchema(Schema):
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat"})
+    step = fields.Integer(required=True)
+    step_kind = fields.String(allow_none=True)
+    to_act = fields.List(fields.Integer())
+    state = fields.Dict(allow_none=True, metadata={"description": "the engine's redacted view"})
+    legal_moves = fields.List(fields.Dict())
+    legal_moves_complete = fields.Boolean()
+    result = fields.Dict(allow_none=True)
+    text = fields.String(allow_none=True, metadata={"description": "plain-text rendering"})
+
+
+class EventSchema(Schema):
+    id = fields.Integer(required=True, metadata={"description": "cursor of this event"})
+    seq = fields.Integer(metadata={"description": "the move that caused it (0: game start)"})
+    step = fields.Integer()
+    event = fields.Dict()
+
+
+class EventListSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema))
+    next = fields.Integer(metadata={"description": "pass as `after` to read on"})
+
+
+class ServerKeySchema(Schema):
+    public_key = fields.String(required=True)
+    algorithm = fields.String(required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    redis = fields.Boolean()
+    workers = fields.Integer()
+    queue_depth = fields.Integer()
+    pending_games = fields.Integer()
+    reason = fields.String()

@@ -1,0 +1,30 @@
+"""The server's Ed25519 key: signs move receipts and audit bundles; created 0600 on first use."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+
+@lru_cache(maxsize=8)
+def load_server_key(path: Path) -> Ed25519PrivateKey:
+    """Load the key at `path`, creating it (mode 0600, exclusive create) if it is missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process created it first: read theirs
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(pem)
+    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    assert isinstance(key, Ed25519PrivateKey), f"{path} is not an Ed25519 key"
+    return key

@@ -1,0 +1,121 @@
+"""Signed envelopes: canonical bytes, Ed25519 signatures, digests, receipts.
+
+DESIGN.md "Signed moves": the signature is over b"parley-move-v1\\n" + JCS(payload) (RFC 8785);
+keys, signatures and nonces are base64url without padding (RFC 4648 §5).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+import rfc8785
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+MOVE_PREFIX = b"parley-move-v1\n"
+RECEIPT_PREFIX = b"parley-receipt-v1\n"
+BUNDLE_PREFIX = b"parley-audit-v1\n"
+
+
+def b64url_encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Strict base64url without padding; ValueError on anything else."""
+    if not isinstance(text, str) or "=" in text or not text.isascii():
+        raise ValueError("not base64url without padding")
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url_encode(raw) != text:
+        raise ValueError("not canonical base64url")
+    return raw
+
+
+def canonical(value: Any) -> bytes:
+    """RFC 8785 canonical JSON bytes (raises rfc8785 errors on out-of-range numbers)."""
+    return rfc8785.dumps(value)
+
+
+def move_message(payload: dict[str, Any]) -> bytes:
+    """The exact bytes a player signs for a move."""
+    return MOVE_PREFIX + canonical(payload)
+
+
+def sign_payload(private_key: Ed25519PrivateKey, payload: dict[str, Any]) -> str:
+    return b64url_encode(private_key.sign(move_message(payload)))
+
+
+def verify_payload(public_key: bytes, payload: dict[str, Any], signature: str) -> bool:
+    """True if `signature` (base64url) is a valid Ed25519 signature of the payload."""
+    try:
+        sig = b64url_decode(signature)
+        Ed25519PublicKey.from_public_bytes(public_key).verify(sig, move_message(payload))
+    except (ValueError, InvalidSignature):
+        return False
+    return True
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def envelope_digest(envelope: dict[str, Any]) -> str:
+    """SHA-256 (hex) of the envelope's canonical JSON: how secret moves appear during play."""
+    return sha256_hex(canonical(envelope))
+
+
+def chain_hash(previous: str, digest: str) -> str:
+    """entry_hash(n) = SHA-256(entry_hash(n-1) as hex || envelope digest as hex); entry 0 is ''."""
+    return sha256_hex((previous + digest).encode("ascii"))
+
+
+def state_digest(state: Any) -> str:
+    """SHA-256 (hex) of the canonical JSON of an engine state.
+
+    Engine states hold only str-keyed dicts, lists, str, int, bool and None, with ASCII keys; for
+    those, sorted-key compact `json.dumps` (UTF-8) is byte-identical to RFC 8785 and much faster.
+    """
+    return sha256_hex(dump_state(state).encode("utf-8"))
+
+
+def dump_state(state: Any) -> str:
+    """The stored form of a state: canonical compact JSON (see `state_digest`)."""
+    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def public_key_b64(private_key: Ed25519PrivateKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    raw = private_key.public_key().public_bytes(
+        serialization.Encoding.Raw, serialization.PublicFormat.Raw
+    )
+    return b64url_encode(raw)
+
+
+def sign_receipt(private_key: Ed25519PrivateKey, receipt: dict[str, Any]) -> str:
+    """The server's signature of a receipt {game, seq, entry_hash, accepted_at}."""
+    return b64url_encode(private_key.sign(RECEIPT_PREFIX + canonical(receipt)))
+
+
+def parse_json_strict(body: bytes) -> Any:
+    """Parse JSON, rejecting duplicate object keys and non-finite numbers (ValueError)."""
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise DuplicateKey(key)
+            out[key] = value
+        return out
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(body, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+
+
+class DuplicateKey(ValueError):
+    """A JSON object repeats a key: ambiguous, so the envelope is refused (`malformed_move`)."""

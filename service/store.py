@@ -1,0 +1,321 @@
+"""Every Redis key and Lua script of the game store, in one place.
+
+DESIGN.md "Redis layout". All keys of one game share the hash tag `{g:<id>}` so that one game
+lives in one Redis Cluster slot and every multi-key script touches one game only. Cross-game
+indexes (a player's games, the set of games with pending moves) are updated by separate
+single-key commands that the sweep can repair.
+
+Game keys (`game_key(gid, part)`):
+- `meta`     hash: ruleset, options, platform options, seats, status, step, to_act, head (last
+             accepted seq), applied (last resolved seq), last_hash (receipt chain), events, result
+- `state`    string: the engine state as canonical JSON
+- `moves`    stream: entry `<seq>-0` with `env` (canonical envelope JSON), `h` (entry hash), `t`
+- `nonces`   hash: nonce -> seq (duplicate nonces, idempotent re-posts)
+- `rejected` hash: seq -> {"code", "detail"} (a seq <= applied that is absent here was applied)
+- `events`   stream: entry `<n>-0` with `e` = {"seq", "step", "event"} (full; redacted on read)
+- `draws`    list: every audited draw with its purpose, step and seq
+- `hashes`   list: "<seq> <state digest>" after the start (seq 0) and every resolved entry
+- `secret`   hash: server_seed, game_seed (hex); never in an API response before the end
+- `scheduled` string: set while a resolve job for the game is waiting (no second job)
+- `lock`     string: the resolving worker's token (per-game ordering)
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+
+PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
+GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
+
+
+def game_key(gid: str, part: str) -> str:
+    return f"{{g:{gid}}}:{part}"
+
+
+def player_key(pid: str) -> str:
+    return f"player:{pid}"
+
+
+def player_games_key(pid: str) -> str:
+    return f"player:{pid}:games"
+
+
+def key_key(key_id: str) -> str:
+    return f"key:{key_id}"
+
+
+def token_key(token_hash: str) -> str:
+    return f"token:{token_hash}"
+
+
+GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
+              "secret", "scheduled", "lock")
+
+# KEYS: meta, moves, nonces
+# ARGV: step, nonce, envelope (canonical JSON), previous entry hash, entry hash, accepted_at
+# -> {"ok", seq} | {"dup", seq} | {"err", code} | {"retry"}
+ACCEPT_MOVE = """
+local seen = redis.call('HGET', KEYS[3], ARGV[2])
+if seen then
+  local e = redis.call('XRANGE', KEYS[2], seen .. '-0', seen .. '-0')
+  if e[1] and e[1][2][2] == ARGV[3] then return {'dup', seen} end
+end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'active' then return {'err', 'game_not_active'} end
+if redis.call('HGET', KEYS[1], 'step') ~= ARGV[1] then return {'err', 'stale_step'} end
+if seen then return {'err', 'duplicate_nonce'} end
+if (redis.call('HGET', KEYS[1], 'last_hash') or '') ~= ARGV[4] then return {'retry'} end
+local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
+redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
+redis.call('HSET', KEYS[3], ARGV[2], seq)
+redis.call('HSET', KEYS[1], 'last_hash', ARGV[5])
+return {'ok', tostring(seq)}
+"""
+
+# KEYS: meta, state, events, draws, rejected, hashes
+# ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
+#       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
+#       hashes (JSON array)
+# -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
+COMMIT = """
+if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3])
+for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
+local n = tonumber(redis.call('HGET', KEYS[1], 'events') or '0')
+for _, e in ipairs(cjson.decode(ARGV[5])) do
+  n = n + 1
+  redis.call('XADD', KEYS[3], n .. '-0', 'e', e)
+end
+redis.call('HSET', KEYS[1], 'events', n)
+for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
+for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
+for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
+return 1
+"""
+
+# KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
+# -> {"ok", seat, taken} | {"err", code}
+JOIN = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return {'err', 'game_not_open'} end
+local n = tonumber(ARGV[4])
+local seat = tonumber(ARGV[1])
+for i = 0, n - 1 do
+  if redis.call('HGET', KEYS[1], 'join:' .. i) == ARGV[2] then return {'err', 'already_seated'} end
+end
+if seat < 0 then
+  for i = 0, n - 1 do
+    if redis.call('HEXISTS', KEYS[1], 'join:' .. i) == 0 then seat = i break end
+  end
+  if seat < 0 then return {'err', 'game_full'} end
+elseif redis.call('HEXISTS', KEYS[1], 'join:' .. seat) == 1 then
+  return {'err', 'seat_taken'}
+end
+redis.call('HSET', KEYS[1], 'join:' .. seat, ARGV[2], 'client_seed:' .. seat, ARGV[3])
+local taken = redis.call('HINCRBY', KEYS[1], 'joined', 1)
+if taken == n then redis.call('HSET', KEYS[1], 'status', 'full') end
+return {'ok', tostring(seat), tostring(taken)}
+"""
+
+# KEYS: lock; ARGV: token -> 1 released | 0 not ours
+RELEASE_LOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_urlsafe(9).replace('-', 'x').replace('_', 'y')}"
+
+
+class Store:
+    """The game store on one Redis connection (decoded strings)."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+        self._accept = client.register_script(ACCEPT_MOVE)
+        self._commit = client.register_script(COMMIT)
+        self._join = client.register_script(JOIN)
+        self._release = client.register_script(RELEASE_LOCK)
+
+    @classmethod
+    def from_url(cls, url: str, cluster: bool = False) -> Store:
+        opts: dict[str, Any] = {"decode_responses": True, "socket_timeout": 10,
+                                "socket_connect_timeout": 5, "health_check_interval": 30}
+        if cluster:
+            from redis.cluster import RedisCluster
+
+            return cls(RedisCluster.from_url(url, **opts))
+        return cls(redis.Redis.from_url(url, **opts))
+
+    # ---- players, keys, tokens -------------------------------------------------------------
+
+    def create_player(self, pid: str, fields: dict[str, str], key_id: str, key: dict[str, str],
+                      token_hash: str) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hset(player_key(pid), mapping=fields)
+        pipe.hset(key_key(key_id), mapping=key)
+        pipe.set(token_key(token_hash), pid)
+        pipe.sadd(f"{player_key(pid)}:keys", key_id)
+        pipe.execute()
+
+    def add_key(self, key_id: str, key: dict[str, str]) -> None:
+        self.r.hset(key_key(key_id), mapping=key)
+        self.r.sadd(f"{player_key(key['player'])}:keys", key_id)
+
+    def player(self, pid: str) -> dict[str, str] | None:
+        data = self.r.hgetall(player_key(pid))
+        return data or None
+
+    def player_keys(self, pid: str) -> list[str]:
+        return sorted(self.r.smembers(f"{player_key(pid)}:keys"))
+
+    def key(self, key_id: str) -> dict[str, str] | None:
+        data = self.r.hgetall(key_key(key_id))
+        return data or None
+
+    def player_for_token(self, token_hash: str) -> str | None:
+        return self.r.get(token_key(token_hash))
+
+    # ---- games ------------------------------------------------------------------------------
+
+    def create_game(self, gid: str, meta: dict[str, str], server_seed_hex: str,
+                    creator: str) -> None:
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(game_key(gid, "meta"), mapping=meta)
+        pipe.hset(game_key(gid, "secret"), mapping={"server_seed": server_seed_hex})
+        pipe.execute()
+        self.r.zadd(GAMES_KEY, {gid: time.time()})
+        self.r.sadd(player_games_key(creator), gid)
+
+    def meta(self, gid: str) -> dict[str, str]:
+        return self.r.hgetall(game_key(gid, "meta"))
+
+    def meta_and_state(self, gid: str) -> tuple[dict[str, str], str | None]:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hgetall(game_key(gid, "meta"))
+        pipe.get(game_key(gid, "state"))
+        meta, state = pipe.execute()
+        return meta, state
+
+    def secret(self, gid: str) -> dict[str, str]:
+        return self.r.hgetall(game_key(gid, "secret"))
+
+    def set_game_seed(self, gid: str, seed_hex: str) -> None:
+        self.r.hset(game_key(gid, "secret"), "game_seed", seed_hex)
+
+    def join(self, gid: str, seat: int, player: str, client_seed: str,
+             seats: int) -> tuple[str, int, int]:
+        """Take a seat atomically -> ("ok", seat, taken) or ("err" code, -1, 0)."""
+        res = self._join(keys=[game_key(gid, "meta")],
+                         args=[seat, player, client_seed, seats])
+        if res[0] == "err":
+            return res[1], -1, 0
+        self.r.sadd(player_games_key(player), gid)
+        return "ok", int(res[1]), int(res[2])
+
+    def accept(self, gid: str, step: int, nonce: str, envelope: str, prev_hash: str,
+               entry_hash: str, accepted_at: str) -> list[str]:
+        return self._accept(
+            keys=[game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces")],
+            args=[step, nonce, envelope, prev_hash, entry_hash, accepted_at],
+        )
+
+    def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
+               events: list[str], draws: list[str], rejected: dict[str, str],
+               hashes: list[str]) -> bool:
+        keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
+                                           "hashes")]
+        args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
+                json.dumps(draws), json.dumps(rejected), json.dumps(hashes)]
+        return bool(self._commit(keys=keys, args=args))
+
+    def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
+        """Move-stream entries first..last (inclusive) as (seq, fields)."""
+        if last < first:
+            return []
+        raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
+        return [(int(eid.split("-")[0]), fields) for eid, fields in raw]
+
+    def nonce_seq(self, gid: str, nonce: str) -> int | None:
+        seq = self.r.hget(game_key(gid, "nonces"), nonce)
+        return int(seq) if seq else None
+
+    def rejection(self, gid: str, seq: int) -> dict[str, str] | None:
+        raw = self.r.hget(game_key(gid, "rejected"), str(seq))
+        return json.loads(raw) if raw else None
+
+    def rejections(self, gid: str) -> dict[int, dict[str, str]]:
+        return {int(k): json.loads(v) for k, v in self.r.hgetall(game_key(gid, "rejected")).items()}
+
+    def events(self, gid: str, after: int, count: int) -> list[tuple[int, dict[str, Any]]]:
+        raw = self.r.xrange(game_key(gid, "events"), f"({after}-0", "+", count=count)
+        return [(int(eid.split("-")[0]), json.loads(f["e"])) for eid, f in raw]
+
+    def draws(self, gid: str) -> list[dict[str, Any]]:
+        return [json.loads(d) for d in self.r.lrange(game_key(gid, "draws"), 0, -1)]
+
+    def hashes(self, gid: str) -> list[tuple[int, str]]:
+        out = []
+        for item in self.r.lrange(game_key(gid, "hashes"), 0, -1):
+            seq, digest = item.split(" ")
+            out.append((int(seq), digest))
+        return out
+
+    def game_ids(self, offset: int = 0, count: int = 100) -> list[str]:
+        return self.r.zrange(GAMES_KEY, offset, offset + count - 1)
+
+    def player_games(self, pid: str) -> list[str]:
+        return sorted(self.r.smembers(player_games_key(pid)))
+
+    # ---- scheduling and per-game lock -------------------------------------------------------
+
+    def mark_pending(self, gid: str) -> bool:
+        """Record that the game has work; True if no resolve job was waiting (enqueue one)."""
+        self.r.sadd(PENDING_KEY, gid)
+        return bool(self.r.set(game_key(gid, "scheduled"), "1", nx=True, ex=3600))
+
+    def force_scheduled(self, gid: str) -> None:
+        """Set the flag whatever its state: the sweep enqueues a job unconditionally."""
+        self.r.set(game_key(gid, "scheduled"), "1", ex=3600)
+
+    def clear_scheduled(self, gid: str) -> None:
+        """Called by a resolve job before it reads the move stream, so no wakeup is lost."""
+        self.r.delete(game_key(gid, "scheduled"))
+
+    def pending_games(self) -> list[str]:
+        return sorted(self.r.smembers(PENDING_KEY))
+
+    def done_pending(self, gid: str) -> None:
+        self.r.srem(PENDING_KEY, gid)
+
+    @contextmanager
+    def lock(self, gid: str, wait: float, ttl_ms: int = 30_000) -> Iterator[bool]:
+        """Hold the game's lock (yields False if not obtained within `wait` seconds)."""
+        token = uuid.uuid4().hex
+        key = game_key(gid, "lock")
+        deadline = time.monotonic() + wait
+        got = False
+        while True:
+            if self.r.set(key, token, nx=True, px=ttl_ms):
+                got = True
+                break
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+        try:
+            yield got
+        finally:
+            if got:
+                self._release(keys=[key], args=[token])

