@@ -63,9 +63,13 @@ def run_jobs(app):
     queue = app.extensions["parley_queue"]
 
     def run() -> int:
+        jobs = queue.count
         worker = SimpleWorker([queue], connection=queue.connection)
         worker.work(burst=True, logging_level="WARNING")
-        return worker.successful_job_count
+        failed = queue.failed_job_registry.get_job_ids() + \
+            queue.scheduled_job_registry.get_job_ids()
+        assert not failed, f"jobs failed: {failed}"
+        return jobs
 
     return run
 
