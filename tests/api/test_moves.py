@@ -86,8 +86,8 @@ def test_every_check_has_its_code_and_changes_nothing(app, client, game) -> None
     resp = client.post(url, json=good)
     assert resp.status_code == 202
     body = resp.get_json()
-    assert body["id"] == 1 and body["status"] == "queued"
-    assert resp.headers["Location"].endswith(f"/v1/games/{gid}/moves/1")
+    assert body["id"] == 3 and body["status"] == "queued"  # after the two setups
+    assert resp.headers["Location"].endswith(f"/v1/games/{gid}/moves/3")
     again = red.envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "b4"},
                          nonce=good["payload"]["nonce"])
     _problem(client.post(url, json=again), 409, "duplicate_nonce")
