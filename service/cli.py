@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("run", help="start Redis (embedded unless REDIS_URL), web and worker")
     w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
     o = sub.add_parser("openapi", help="print or write the OpenAPI document")
     o.add_argument("-o", "--output", help="write to this file instead of stdout")
     args = parser.parse_args(argv)
@@ -45,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
 
         run_worker(burst=args.burst)
         return 0
+    if args.command == "redis":
+        from service.runner import run_redis
+
+        return run_redis()
     if args.command == "openapi":
         text = dump_openapi()
         if args.output:

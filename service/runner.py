@@ -22,6 +22,21 @@ log = logging.getLogger(__name__)
 EMBEDDED_REDIS_PORT = 6390
 
 
+def run_redis() -> int:
+    """The embedded Redis alone, in the foreground (the Procfile's `redis`)."""
+    config = Config()
+    port = int(os.environ.get("PARLEY_REDIS_PORT", EMBEDDED_REDIS_PORT))
+    proc = start_redis(config.DATA_DIR / "redis", port)
+    print(f"parley: embedded Redis on 127.0.0.1:{port}; set REDIS_URL=redis://127.0.0.1:{port}/0",
+          flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: stop_redis(proc))
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        stop_redis(proc)
+        return 0
+
+
 def run() -> int:
     config = Config()
     env = dict(os.environ)
@@ -37,8 +52,11 @@ def run() -> int:
     web = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{config.PORT}",
          "--workers", os.environ.get("PARLEY_WEB_PROCESSES", "1"), "--graceful-timeout", "20",
-         "--access-logfile", "-", "service.wsgi:app"], env=env)
-    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+         "--access-logfile", "-", "service.wsgi:app"], env=env, start_new_session=True)
+    # own sessions: a terminal's Ctrl-C reaches only this supervisor, which then stops the
+    # children gracefully (SIGTERM) in order
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+                              start_new_session=True)
     print(f"parley: web on http://127.0.0.1:{config.PORT}/v1  (Ctrl-C stops everything)",
           flush=True)
     stopping = False

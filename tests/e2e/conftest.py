@@ -1,0 +1,78 @@
+"""A running system on loopback: real gunicorn and real `parley worker` processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+
+from service.embedded import free_port
+
+
+@dataclass
+class Server:
+    """The web and worker processes of one test, and a requests session on the web."""
+
+    url: str
+    env: dict[str, str]
+    procs: list[subprocess.Popen] = field(default_factory=list)
+    http: requests.Session = field(default_factory=requests.Session)
+
+    def get(self, path: str, **kw):
+        return self.http.get(self.url + path, timeout=10, **kw)
+
+    def post(self, path: str, **kw):
+        return self.http.post(self.url + path, timeout=10, **kw)
+
+    def start_worker(self) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.env,
+                                start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+
+def _wait_http(url: str, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("web process exited")
+        try:
+            requests.get(url + "/v1/server-key", timeout=1)
+            return
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    raise RuntimeError("web process did not answer")
+
+
+@pytest.fixture
+def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
+    redis.Redis.from_url(redis_url).flushall()
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(tmp_path),
+           "PARLEY_PORT": str(port), "PARLEY_SWEEP_SECONDS": "1"}
+    env.pop("PARLEY_STORE_URL", None)
+    srv = Server(f"http://127.0.0.1:{port}", env)
+    web = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+         "--log-level", "warning", "service.wsgi:app"], env=env, start_new_session=True)
+    srv.procs.append(web)
+    _wait_http(srv.url, web)
+    srv.start_worker()
+    yield srv
+    for proc in srv.procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in srv.procs:
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -1,0 +1,106 @@
+"""A whole Stratego Duel game through HTTP with signed moves, real workers, then its audit."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from service import signing
+from tests.players import TestPlayer
+
+pytestmark = pytest.mark.slow
+
+
+def _wait_applied(server, location: str) -> dict:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        status = server.get(location).json()
+        if status["status"] != "queued":
+            return status
+        time.sleep(0.01)
+    raise AssertionError(f"{location} still queued after 20 s")
+
+
+def test_whole_duel_game_then_audit(server) -> None:
+    players = [TestPlayer(n).register(_Http(server))
+               for n in ("ann", "bob")]
+    created = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
+                                             "options": {"army": "duel"}},
+                          headers=players[0].auth).json()
+    gid = created["id"]
+    for p in players:
+        assert server.post(f"/v1/games/{gid}/join", json={"client_seed": p.name + "-seed"},
+                           headers=p.auth).status_code == 200
+    by_seat = {server.get(f"/v1/games/{gid}/view", headers=p.auth).json()["seat"]: p
+               for p in players}
+    chooser = random.Random(4)
+    applied = 0
+    for _ in range(2000):
+        summary = server.get(f"/v1/games/{gid}").json()
+        if summary["status"] == "finished":
+            break
+        seat = chooser.choice(summary["to_act"])
+        player = by_seat[seat]
+        view = server.get(f"/v1/games/{gid}/view", headers=player.auth).json()
+        assert view["seat"] == seat
+        move = chooser.choice(view["legal_moves"])
+        env = player.envelope(gid, seat, view["step"], move)
+        resp = server.post(f"/v1/games/{gid}/moves", json=env)
+        assert resp.status_code == 202, resp.json()
+        assert _wait_applied(server, resp.headers["Location"])["status"] == "applied"
+        applied += 1
+    else:
+        raise AssertionError("the game did not finish")
+    assert applied > 2
+    result = summary["result"]
+    assert result["reason"] in {"flag_captured", "no_legal_move", "both_immobile",
+                                "no_battle_limit"}
+
+    audit = server.get(f"/v1/games/{gid}/audit").json()
+    assert audit["status"] == "finished"
+    assert signing.sha256_hex(bytes.fromhex(audit["server_seed"])) == created["commitment"]
+    assert len(audit["entries"]) == applied
+    assert all(e["status"] == "applied" and "envelope" in e for e in audit["entries"])
+    chain = ""
+    keys = {k: v for p in audit["players"] for k, v in p["keys"].items()}
+    for entry in audit["entries"]:
+        env = entry["envelope"]
+        assert signing.envelope_digest(env) == entry["digest"]
+        chain = signing.chain_hash(chain, entry["digest"])
+        assert entry["entry_hash"] == chain
+        assert signing.verify_payload(signing.b64url_decode(keys[env["key_id"]]),
+                                      env["payload"], env["signature"])
+    assert [h["seq"] for h in audit["state_hashes"]] == list(range(applied + 1))
+    assert audit["draws"][0]["purpose"] == "seat-order"
+    assert audit["result"] == result
+    _replay_matches(audit)
+
+
+def _replay_matches(audit: dict) -> None:
+    """Replaying the envelopes with the engine reproduces every recorded state hash."""
+    from engines.registry import get_engine
+    from engines.rng import AuditedRng, game_seed, move_key, start_key
+
+    engine = get_engine(audit["ruleset"])
+    seed = game_seed(bytes.fromhex(audit["server_seed"]), audit["game"], audit["client_seeds"])
+    state = engine.setup(audit["options"], audit["seats"], AuditedRng(start_key(seed)))
+    hashes = {h["seq"]: h["hash"] for h in audit["state_hashes"]}
+    assert signing.state_digest(state) == hashes[0]
+    for entry in audit["entries"]:
+        payload = entry["envelope"]["payload"]
+        rng = AuditedRng(move_key(seed, signing.b64url_decode(entry["envelope"]["signature"])))
+        state, _ = engine.apply(state, payload["seat"], payload["move"], rng)
+        assert signing.state_digest(state) == hashes[entry["seq"]]
+    assert engine.result(state) == audit["result"]
+
+
+class _Http:
+    """The TestPlayer.register adapter over the live server."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+
+    def post(self, path: str, json: dict):
+        return self.server.post(path, json=json)
