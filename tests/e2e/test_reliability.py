@@ -1,0 +1,87 @@
+"""Nothing acknowledged is lost: workers killed mid-job, several workers, the start-up sweep."""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.e2e.test_stratego_game import _Http, _wait_applied
+from tests.players import TestPlayer
+
+pytestmark = pytest.mark.slow
+
+DUEL = {"army": "duel", "red_player": "joined"}
+
+
+def _duel(server, names=("ann", "bob")) -> tuple[str, list[TestPlayer]]:
+    players = [TestPlayer(n).register(_Http(server)) for n in names]
+    gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
+                                         "options": DUEL}, headers=players[0].auth).json()["id"]
+    for p in players:
+        server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
+    return gid, players
+
+
+def _setups(server, gid: str, players: list[TestPlayer]) -> list[str]:
+    locations = []
+    for seat, p in enumerate(players):
+        view = server.get(f"/v1/games/{gid}/view", headers=p.auth).json()
+        env = p.envelope(gid, seat, view["step"], view["legal_moves"][seat % 3])
+        resp = server.post(f"/v1/games/{gid}/moves", json=env)
+        assert resp.status_code == 202
+        locations.append(resp.headers["Location"])
+    return locations
+
+
+def test_workers_killed_mid_job_lose_no_acknowledged_move(server) -> None:
+    for proc in server.procs[1:]:  # no worker while the moves are acknowledged
+        server.kill(proc)
+    games = [_duel(server) for _ in range(12)]
+    locations = [loc for gid, players in games for loc in _setups(server, gid, players)]
+    assert all(server.get(loc).json()["status"] == "queued" for loc in locations)
+    chooser = random.Random(1)
+    for _ in range(4):  # start a worker and kill -9 it at a random moment, four times
+        proc = server.start_worker()
+        time.sleep(chooser.uniform(0.3, 1.5))
+        server.kill(proc)
+    server.start_worker()  # its start-up sweep re-enqueues whatever is still pending
+    statuses = [_wait_applied(server, loc)["status"] for loc in locations]
+    assert statuses == ["applied"] * len(locations)
+    for gid, _players in games:
+        summary = server.get(f"/v1/games/{gid}").json()
+        assert summary["step_kind"] == "play" and summary["to_act"] == [0]
+
+
+def test_many_games_on_several_workers_each_move_once_in_order(server) -> None:
+    server.start_worker()
+    server.start_worker()
+    games = [_duel(server, (f"a{i}", f"b{i}")) for i in range(6)]
+
+    def play(game: tuple[str, list[TestPlayer]]) -> int:
+        gid, players = game
+        for loc in _setups(server, gid, players):
+            assert _wait_applied(server, loc)["status"] == "applied"
+        chooser = random.Random(gid)
+        moves = 0
+        for _ in range(40):
+            summary = server.get(f"/v1/games/{gid}").json()
+            if summary["status"] == "finished":
+                break
+            seat = summary["to_act"][0]
+            view = server.get(f"/v1/games/{gid}/view", headers=players[seat].auth).json()
+            env = players[seat].envelope(gid, seat, view["step"],
+                                         chooser.choice(view["legal_moves"]))
+            resp = server.post(f"/v1/games/{gid}/moves", json=env)
+            assert _wait_applied(server, resp.headers["Location"])["status"] == "applied"
+            moves += 1
+        return moves
+
+    with ThreadPoolExecutor(6) as pool:
+        counts = list(pool.map(play, games))
+    for (gid, _), moves in zip(games, counts, strict=True):
+        audit = server.get(f"/v1/games/{gid}/audit").json()
+        assert [e["seq"] for e in audit["entries"]] == list(range(1, moves + 3))
+        assert [h["seq"] for h in audit["state_hashes"]] == list(range(moves + 3))
