@@ -13,6 +13,7 @@ import threading
 
 from rq import SimpleWorker, Worker
 
+from service.redis_check import ensure_safe
 from workers import context
 from workers.resolve import sweep
 
@@ -30,6 +31,8 @@ def _sweep_forever(stop: threading.Event) -> None:
 
 
 def run_worker(burst: bool = False) -> None:
+    ensure_safe(context.config().STORE_URL, "game store")
+    ensure_safe(context.config().REDIS_URL, "queue")
     queue = context.queue()
     cls = SimpleWorker if os.environ.get("PARLEY_WORKER_CLASS") == "simple" else Worker
     sweep(context.store(), queue)
