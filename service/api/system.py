@@ -11,7 +11,7 @@ from service.api import deps
 from service.api.deps import PROBLEM
 from service.audit import build_bundle
 from service.moves import get_game_or_404
-from service.schemas.games import HealthSchema, ServerKeySchema
+from service.schemas.games import AuditSchema, HealthSchema, ServerKeySchema
 
 blp = Blueprint("system", __name__, url_prefix="/v1", description="Server key, health, audit")
 
@@ -47,7 +47,7 @@ class Health(MethodView):
 
 @blp.route("/games/<game>/audit")
 class Audit(MethodView):
-    @blp.response(200)
+    @blp.response(200, AuditSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, game: str) -> dict:
         """The audit bundle: commitment, move digests and receipts' chain, draws (secret results

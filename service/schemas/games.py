@@ -123,3 +123,36 @@ class HealthSchema(Schema):
     queue_depth = fields.Integer()
     pending_games = fields.Integer()
     reason = fields.String()
+
+
+class AuditEntrySchema(Schema):
+    seq = fields.Integer(required=True)
+    accepted_at = fields.String()
+    entry_hash = fields.String()
+    digest = fields.String(metadata={"description": "SHA-256 of the envelope's canonical JSON"})
+    status = fields.String()
+    code = fields.String()
+    envelope = fields.Dict(metadata={"description": "absent for a secret move during play"})
+
+
+class AuditSchema(Schema):
+    """The audit bundle; docs/audit.md specifies every field byte for byte."""
+
+    format = fields.String(required=True)
+    game = fields.String(required=True)
+    ruleset = fields.String()
+    options = fields.Dict()
+    platform = fields.Dict()
+    seats = fields.Integer()
+    status = fields.String()
+    players = fields.List(fields.Dict())
+    commitment = fields.String()
+    server_seed = fields.String(allow_none=True, metadata={"description": "after the end"})
+    client_seeds = fields.List(fields.String(allow_none=True))
+    joined = fields.List(fields.String(allow_none=True))
+    entries = fields.List(fields.Nested(AuditEntrySchema))
+    draws = fields.List(fields.Dict())
+    state_hashes = fields.List(fields.Dict())
+    result = fields.Dict(allow_none=True)
+    server_key = fields.String()
+    signature = fields.String()
