@@ -68,7 +68,10 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
         "joined": [game.raw.get(f"join:{i}") for i in range(game.seats)],
         "entries": entries,
         "draws": draws,
-        "state_hashes": [{"seq": s, "hash": h} for s, h in store.hashes(game.id)],
+        # unsalted hashes of states holding secrets would let a player test guesses of a
+        # hidden choice: published only once everything is public
+        "state_hashes": [{"seq": s, "hash": h} for s, h in store.hashes(game.id)]
+        if finished else [],
         "result": game.result,
         "server_key": signing.public_key_b64(server_key),
     }

@@ -1,4 +1,6 @@
-"""The `parley` command: run the server, a worker, or write the OpenAPI document."""
+"""The `parley` command: run the server, a worker, or write the OpenAPI document; and the
+player's client commands (keygen, register, games, new, join, view, move, audit, export,
+verify) from `service.client`, documented in docs/cli.md."""
 
 from __future__ import annotations
 
@@ -34,7 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
     o = sub.add_parser("openapi", help="print or write the OpenAPI document")
     o.add_argument("-o", "--output", help="write to this file instead of stdout")
+    from service.client import add_commands
+
+    add_commands(sub)
     args = parser.parse_args(argv)
+    if getattr(args, "handler", None):  # a client command: no server logging set-up
+        return args.handler(args)
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "run":

@@ -3,7 +3,8 @@
 from service.api.games import blp as games
 from service.api.moves import blp as moves
 from service.api.players import blp as players
+from service.api.records import blp as records
 from service.api.rulesets import blp as rulesets
 from service.api.system import blp as system
 
-BLUEPRINTS = [players, rulesets, games, moves, system]
+BLUEPRINTS = [players, rulesets, games, moves, records, system]
