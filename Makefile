@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast lint openapi
+.PHONY: install run test test-fast lint openapi bench soak fuzz
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,3 +28,13 @@ lint: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/parley openapi -o openapi/openapi.json
+
+# Long runs, not part of `make test` (each has a short counterpart inside the suite).
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+soak: $(STAMP)
+	$(BIN)/python -m tests.soak --minutes $${SOAK_MINUTES:-10}
+
+fuzz: $(STAMP)
+	PARLEY_FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q tests/fuzz -p no:cacheprovider

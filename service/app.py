@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask
+import redis
+from flask import Flask, request
 from flask_smorest import Api
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
 from service.errors import Problem, problem_response, render_problem
+from service.limits import init_limits
 from service.queue import make_queue
 from service.schemas.common import ProblemSchema
 from service.serverkey import load_server_key
@@ -28,6 +31,16 @@ class ParleyApi(Api):
 
     ERROR_SCHEMA = ProblemSchema
 
+    def _register_responses(self) -> None:
+        """flask-smorest's shared error responses (the 422 of `@blp.arguments`, `default`)
+        are documented as problem JSON, the content type every error is sent with."""
+        success_type = self.DEFAULT_RESPONSE_CONTENT_TYPE
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = "application/problem+json"
+        try:
+            super()._register_responses()
+        finally:
+            self.DEFAULT_RESPONSE_CONTENT_TYPE = success_type
+
     def handle_http_exception(self, error: HTTPException) -> Any:
         status = error.code or 500
         data = getattr(error, "data", None) or {}
@@ -41,6 +54,11 @@ class ParleyApi(Api):
         detail = data.get("message") or error.description or error.name
         if status == 422:
             detail = "The request does not match its schema."
+        elif status == 413:
+            detail = "The request body is larger than this server accepts (PARLEY_MAX_BODY)."
+        elif status == 429:
+            detail = (f"Too many requests ({error.description}); retry after the number of "
+                      "seconds in Retry-After.")
         return problem_response(status, code, error.name, detail, data.get("headers"), **extra)
 
 
@@ -64,12 +82,30 @@ def create_app(config: Config | None = None) -> Flask:
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
 
+    init_limits(app, config)
+    if config.PROXY_HOPS:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.PROXY_HOPS,  # type: ignore[method-assign]
+                                x_proto=config.PROXY_HOPS)
+
+    @app.before_request
+    def refuse_oversize_body() -> None:
+        """413 before anything reads a body announced too large (a chunked body without a
+        length is cut off by werkzeug's limited stream when read)."""
+        limit = app.config.get("MAX_CONTENT_LENGTH")
+        if limit and request.content_length is not None and request.content_length > limit:
+            raise RequestEntityTooLarge()
+
     app.register_error_handler(Problem, render_problem)
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception) -> Any:
         if isinstance(err, HTTPException):
             return api.handle_http_exception(err)
+        if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
+            log.error("Redis unavailable: %s", type(err).__name__)
+            return problem_response(503, "redis_unavailable", "Service unavailable",
+                                    "Redis does not answer; nothing was changed. Retry later.",
+                                    {"Retry-After": "5"})
         log.exception("unhandled error")
         return problem_response(500, "internal_error", "Internal server error",
                                 "The server failed; the failure is logged.")

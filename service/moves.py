@@ -11,6 +11,7 @@ Posting the same envelope again returns the same move (idempotent).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -33,7 +34,7 @@ from service.errors import (
 )
 from service.games import Game, load_game
 from service.schemas.moves import EnvelopeSchema
-from service.store import Store, game_key, now_iso
+from service.store import PENDING_KEY, Store, game_key, now_iso
 
 log = logging.getLogger(__name__)
 
@@ -73,17 +74,16 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepte
     except (rfc8785.CanonicalizationError, ValueError) as err:
         raise InvalidRequest(f"The envelope cannot be canonicalised: {err}",
                              code="invalid_envelope") from err
-    key = store.key(envelope["key_id"])
+    key, meta, state_json, seen = store.accept_context(gid, envelope["key_id"],
+                                                       payload["nonce"])
     if key is None:
         raise Unauthorized("No such key.", code="unknown_key")
     if not signing.verify_payload(signing.b64url_decode(key["public_key"]), payload,
                                   envelope["signature"]):
         raise Unauthorized("The signature does not verify with this key.", code="bad_signature")
-    meta, state_json = store.meta_and_state(gid)
     if not meta:
         raise NotFound("No such game.", code="game_not_found")
     game = Game.from_meta(gid, meta)
-    seen = store.nonce_seq(gid, payload["nonce"])
     if seen is not None:
         existing = store.entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
@@ -109,7 +109,8 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepte
         raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
     if not dry_run_done:
         _dry_run(engine, state, seat, payload["move"], status=422)
-    return _append(store, server_key, gid, decision["step"], payload["nonce"], canonical_env)
+    return _append(store, server_key, gid, decision["step"], payload["nonce"], canonical_env,
+                   meta.get("last_hash", ""))
 
 
 def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> None:
@@ -124,15 +125,21 @@ def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> Non
 
 
 def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
-            canonical_env: str) -> Accepted:
+            canonical_env: str, prev: str | None = None) -> Accepted:
+    """Append through the accepting script; `prev` is the chain head the caller read (if any)."""
     digest = signing.sha256_hex(canonical_env.encode("utf-8"))
+    # into the sweep's index *before* the append: a web process that dies between the append
+    # and scheduling leaves the move to the sweep (an entry refused here leaves a harmless mark)
+    store.r.sadd(PENDING_KEY, gid)
     for _ in range(50):  # the chain head moves only when another move is accepted meanwhile
-        prev = store.r.hget(game_key(gid, "meta"), "last_hash") or ""
+        if prev is None:
+            prev = store.r.hget(game_key(gid, "meta"), "last_hash") or ""
         entry_hash = signing.chain_hash(prev, digest)
         accepted_at = now_iso()
         res = store.accept(gid, step, nonce, canonical_env, prev, entry_hash, accepted_at)
         kind = res[0]
         if kind == "retry":
+            prev = None
             continue
         if kind == "err":
             code = res[1]
@@ -142,9 +149,36 @@ def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
                 raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
             raise Conflict("The game is not active.", code=code)
         seq = int(res[1])
-        fields = store.entries(gid, seq, seq)[0][1]
+        if kind == "ok":
+            fields = {"h": entry_hash, "t": accepted_at}
+        else:  # an idempotent re-post that raced its first post: the stored entry's receipt
+            fields = store.entries(gid, seq, seq)[0][1]
         return Accepted(seq, kind == "ok", receipt(server_key, gid, seq, fields))
     raise Conflict("Too many concurrent moves; try again.", code="busy")
+
+
+def server_envelope(server_key: Any, gid: str, seat: int, step: int,
+                    move: dict[str, Any]) -> dict[str, Any]:
+    """The envelope of a timeout action, signed with the server key (docs/audit.md §14).
+
+    Deterministic (Ed25519 signatures are, and the nonce derives from game, step and seat), so
+    a deadline job that runs twice posts the same envelope and the second is an idempotent
+    re-post, never a second move.
+    """
+    nonce = signing.b64url_encode(
+        hashlib.sha256(f"timeout|{gid}|{step}|{seat}".encode()).digest()[:18])
+    payload = {"game": gid, "seat": seat, "step": step, "move": move, "nonce": nonce,
+               "issued_at": "timeout"}
+    return {"payload": payload, "key_id": signing.SERVER_KEY_ID,
+            "signature": signing.sign_payload(server_key, payload)}
+
+
+def append_server_move(store: Store, server_key: Any, gid: str, seat: int, step: int,
+                       move: dict[str, Any]) -> Accepted:
+    """Append a server-signed timeout action to the move stream (refused if the step moved)."""
+    envelope = server_envelope(server_key, gid, seat, step, move)
+    canonical_env = signing.canonical(envelope).decode("utf-8")
+    return _append(store, server_key, gid, step, envelope["payload"]["nonce"], canonical_env)
 
 
 def receipt(server_key: Any, gid: str, seq: int, fields: dict[str, str]) -> dict[str, Any]:

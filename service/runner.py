@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from service.config import Config
+from service.config import Config, appendfsync
 from service.embedded import start_redis, stop_redis
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,8 @@ def run() -> int:
         port = int(os.environ.get("PARLEY_REDIS_PORT", EMBEDDED_REDIS_PORT))
         redis_proc = start_redis(config.DATA_DIR / "redis", port)
         env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-        print(f"parley: embedded Redis on 127.0.0.1:{port} (AOF in {config.DATA_DIR / 'redis'})",
-              flush=True)
+        print(f"parley: embedded Redis on 127.0.0.1:{port} (AOF in {config.DATA_DIR / 'redis'}, "
+              f"appendfsync {appendfsync()})", flush=True)
     env.setdefault("PARLEY_DATA", str(config.DATA_DIR))
     web = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{config.PORT}",

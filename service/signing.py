@@ -18,6 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 MOVE_PREFIX = b"parley-move-v1\n"
 RECEIPT_PREFIX = b"parley-receipt-v1\n"
 BUNDLE_PREFIX = b"parley-audit-v1\n"
+#: the `key_id` of envelopes the server signs itself: a late seat's timeout action
+SERVER_KEY_ID = "server"
 
 
 def b64url_encode(data: bytes) -> str:

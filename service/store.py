@@ -18,6 +18,7 @@ Game keys (`game_key(gid, part)`):
 - `secret`   hash: server_seed, game_seed (hex); never in an API response before the end
 - `scheduled` string: set while a resolve job for the game is waiting (no second job)
 - `lock`     string: the resolving worker's token (per-game ordering)
+- `outbox`   list: notices a commit recorded ({"type", "seat", "step", ...}) until dispatched
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import redis
 
 PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
 GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
+NOTIFY_KEY = "parley:notify"  # set of game ids whose outbox may hold undispatched notices
 
 
 def game_key(gid: str, part: str) -> str:
@@ -57,7 +59,7 @@ def token_key(token_hash: str) -> str:
 
 
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
-              "secret", "scheduled", "lock")
+              "secret", "scheduled", "lock", "outbox")
 
 # KEYS: meta, moves, nonces
 # ARGV: step, nonce, envelope (canonical JSON), previous entry hash, entry hash, accepted_at
@@ -80,10 +82,10 @@ redis.call('HSET', KEYS[1], 'last_hash', ARGV[5])
 return {'ok', tostring(seq)}
 """
 
-# KEYS: meta, state, events, draws, rejected, hashes
+# KEYS: meta, state, events, draws, rejected, hashes, outbox
 # ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
 #       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
-#       hashes (JSON array)
+#       hashes (JSON array), notices (JSON array of strings)
 # -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
 COMMIT = """
 if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
@@ -98,6 +100,7 @@ redis.call('HSET', KEYS[1], 'events', n)
 for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
 for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
 for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
+for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
 return 1
 """
 
@@ -234,11 +237,19 @@ class Store:
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
                events: list[str], draws: list[str], rejected: dict[str, str],
-               hashes: list[str]) -> bool:
+               hashes: list[str], notices: list[str] = ()) -> bool:
+        """Write one resolution atomically if `meta[guard[0]] == guard[1]`.
+
+        With notices, the game is added to the notify set *before* the commit, so a crash
+        right after it still leaves the notices found by the sweep (an empty outbox is harmless).
+        """
+        if notices:
+            self.r.sadd(NOTIFY_KEY, gid)
         keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
-                                           "hashes")]
+                                           "hashes", "outbox")]
         args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
-                json.dumps(draws), json.dumps(rejected), json.dumps(hashes)]
+                json.dumps(draws), json.dumps(rejected), json.dumps(hashes),
+                json.dumps(list(notices))]
         return bool(self._commit(keys=keys, args=args))
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
@@ -248,9 +259,16 @@ class Store:
         raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
         return [(int(eid.split("-")[0]), fields) for eid, fields in raw]
 
-    def nonce_seq(self, gid: str, nonce: str) -> int | None:
-        seq = self.r.hget(game_key(gid, "nonces"), nonce)
-        return int(seq) if seq else None
+    def accept_context(self, gid: str, key_id: str, nonce: str
+                       ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:
+        """(key, meta, state, seq of the nonce) in one round trip: the web's path per move."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hgetall(key_key(key_id))
+        pipe.hgetall(game_key(gid, "meta"))
+        pipe.get(game_key(gid, "state"))
+        pipe.hget(game_key(gid, "nonces"), nonce)
+        key, meta, state, seq = pipe.execute()
+        return key or None, meta, state, int(seq) if seq else None
 
     def rejection(self, gid: str, seq: int) -> dict[str, str] | None:
         raw = self.r.hget(game_key(gid, "rejected"), str(seq))
@@ -283,8 +301,10 @@ class Store:
 
     def mark_pending(self, gid: str) -> bool:
         """Record that the game has work; True if no resolve job was waiting (enqueue one)."""
-        self.r.sadd(PENDING_KEY, gid)
-        return bool(self.r.set(game_key(gid, "scheduled"), "1", nx=True, ex=3600))
+        pipe = self.r.pipeline(transaction=False)
+        pipe.sadd(PENDING_KEY, gid)
+        pipe.set(game_key(gid, "scheduled"), "1", nx=True, ex=3600)
+        return bool(pipe.execute()[1])
 
     def force_scheduled(self, gid: str) -> None:
         """Set the flag whatever its state: the sweep enqueues a job unconditionally."""
@@ -301,8 +321,13 @@ class Store:
         self.r.srem(PENDING_KEY, gid)
 
     @contextmanager
-    def lock(self, gid: str, wait: float, ttl_ms: int = 30_000) -> Iterator[bool]:
-        """Hold the game's lock (yields False if not obtained within `wait` seconds)."""
+    def lock(self, gid: str, wait: float, ttl_ms: int = 5_000) -> Iterator[bool]:
+        """Hold the game's lock (yields False if not obtained within `wait` seconds).
+
+        The TTL only matters when a holder dies (kill -9): short, so the game waits little.
+        A resolve that outlives it commits nothing (guarded by `applied`); a notice flush
+        holds the lock for milliseconds.
+        """
         token = uuid.uuid4().hex
         key = game_key(gid, "lock")
         deadline = time.monotonic() + wait

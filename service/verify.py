@@ -323,21 +323,39 @@ class _Verifier:
                   f"not {self.game}")
         seat = _get(payload, "seat", int, where)
         key_id = _get(env, "key_id", str, where)
-        if key_id not in self.keys:
+        if key_id == signing.SERVER_KEY_ID:
+            self._check_server_envelope(where, env, payload)
+        elif key_id not in self.keys:
             _fail(f"{where}: key {key_id} is not a key of any seated player")
-        key_seat, public = self.keys[key_id]
-        if key_seat != seat:
-            _fail(f"{where}: signed for seat {seat} with key {key_id}, which belongs to the "
-                  f"player of seat {key_seat}")
-        if not signing.verify_payload(public, payload, _get(env, "signature", str, where)):
-            _fail(f"{where}: the signature does not verify with key {key_id} of seat {seat} "
-                  f"(the envelope was changed or not signed by that player)")
+        else:
+            key_seat, public = self.keys[key_id]
+            if key_seat != seat:
+                _fail(f"{where}: signed for seat {seat} with key {key_id}, which belongs to the "
+                      f"player of seat {key_seat}")
+            if not signing.verify_payload(public, payload, _get(env, "signature", str, where)):
+                _fail(f"{where}: the signature does not verify with key {key_id} of seat {seat} "
+                      f"(the envelope was changed or not signed by that player)")
         nonce = _get(payload, "nonce", str, where)
         if nonce in nonces:
             _fail(f"{where}: reuses the nonce of entry {nonces[nonce]}")
         nonces[nonce] = seq
         _get(payload, "step", int, where)
         _get(payload, "move", dict, where)
+
+    def _check_server_envelope(self, where: str, env: dict[str, Any],
+                               payload: dict[str, Any]) -> None:
+        """A timeout action (docs/audit.md §14): signed by the server key, only in a game with
+        a time control, and only a forfeit (`resign`) or, under `skip`, the engine's default."""
+        tc = (self.audit.get("platform") or {}).get("time_control")
+        if not isinstance(tc, dict):
+            _fail(f"{where}: a server-signed entry in a game without a time control")
+        if tc.get("on_timeout") != "skip" and payload.get("move") != {"type": "resign"}:
+            _fail(f"{where}: a server-signed entry other than a forfeit under on_timeout "
+                  f"{tc.get('on_timeout')!r}")
+        if not signing.verify_payload(self._server_public(), payload,
+                                      _get(env, "signature", str, where)):
+            _fail(f"{where}: the server-signed timeout action does not verify with the "
+                  f"server key")
 
     # ---- receipts and the bundle signature ---------------------------------------------------
 

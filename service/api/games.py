@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
+import re
 import secrets
 
 from flask.views import MethodView
@@ -11,11 +13,13 @@ from flask_smorest import Blueprint
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS, get_engine
+from service import dispatch
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.auth import current_player
 from service.errors import Conflict, InvalidRequest, NotFound
-from service.games import PLATFORM_EVENTS, Game, create_game, start_game
+from service.games import PLATFORM_EVENTS, Game, create_game, load_game, start_game
+from service.limits import RATE_LIMITED, check_open_games, config, track_open_game
 from service.moves import get_game_or_404
 from service.queue import enqueue_resolve
 from service.schemas.common import CursorQuerySchema
@@ -32,6 +36,17 @@ from service.schemas.games import (
 log = logging.getLogger(__name__)
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and seats")
 
+EVENT_CURSOR = re.compile(r"[0-9]{1,18}")
+
+
+def deadlines(game: Game) -> dict:
+    """The current decision's deadline (the same for every seat asked to act), if any."""
+    due = dispatch.iso(float(game.raw["deadline"])) if game.raw.get("deadline") else None
+    if due is None or game.status != "active":
+        return {"deadline": None, "deadlines": []}
+    return {"deadline": due, "deadlines": [{"seat": s, "step": game.step, "due": due}
+                                           for s in game.to_act]}
+
 
 def summary(game: Game) -> dict:
     return {
@@ -39,7 +54,7 @@ def summary(game: Game) -> dict:
         "status": game.status, "seats": game.seats,
         "players": [{"seat": i, "player": p} for i, p in enumerate(game.players)],
         "step": game.step, "step_kind": game.step_kind, "to_act": game.to_act,
-        "deadline": None, "result": game.result, "commitment": game.commitment,
+        **deadlines(game), "result": game.result, "commitment": game.commitment,
         "created_at": game.created_at,
     }
 
@@ -49,19 +64,29 @@ class Games(MethodView):
     @blp.arguments(GameCreateSchema)
     @blp.response(201, GameSummarySchema)
     @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(413, **PROBLEM)
     @blp.alt_response(422, **PROBLEM)
+    @blp.alt_response(429, **RATE_LIMITED)
     @blp.doc(security=[{"bearer": []}])
     def post(self, data: dict) -> dict:
         """Create a game: ruleset, options, number of seats. Nobody is seated yet: every
-        player, the creator too, joins. The response carries the dice commitment."""
+        player, the creator too, joins. The response carries the dice commitment.
+
+        A player holds at most PARLEY_MAX_OPEN_GAMES games that have not started (409
+        `too_many_open_games`); creation is rate-limited per token and per address (429)."""
         pid = current_player()
+        assert pid is not None
         if data["ruleset"] not in RULESETS:
             raise InvalidRequest(f"Unknown ruleset {data['ruleset']!r}.", code="unknown_ruleset")
+        store = deps.store()
+        check_open_games(store, pid, config().MAX_OPEN_GAMES)
         try:
-            game = create_game(deps.store(), data["ruleset"], data["options"], data["players"],
+            game = create_game(store, data["ruleset"], data["options"], data["players"],
                                pid, data["time_control"])
         except IllegalMove as err:
             raise InvalidRequest(err.message, code=err.code) from err
+        track_open_game(store, pid, game.id)
         return summary(game)
 
     @blp.arguments(CursorQuerySchema, location="query")
@@ -69,13 +94,18 @@ class Games(MethodView):
     @blp.alt_response(401, **PROBLEM)
     @blp.doc(security=[{"bearer": []}])
     def get(self, query: dict) -> dict:
-        """The caller's games (created or joined), oldest first, paginated by cursor."""
+        """The caller's games (created or joined) in the order of their ids, a page at a time:
+        `next` is the cursor of the following page, null after the last. The cursor is the
+        last id of a page, so games added meanwhile neither repeat nor shift a page."""
         pid = current_player()
-        ids = deps.store().player_games(pid)
-        page = ids[query["after"]: query["after"] + query["limit"]]
-        games = [get_game_or_404(deps.store(), gid) for gid in page]
-        more = query["after"] + len(page)
-        return {"games": [summary(g) for g in games], "next": more if more < len(ids) else None}
+        store = deps.store()
+        ids = store.player_games(pid)
+        cursor = query["cursor"] or query["after"]
+        start = bisect.bisect_right(ids, cursor) if cursor else 0
+        page = ids[start: start + query["limit"]]
+        games = [g for g in (load_game(store, gid) for gid in page) if g is not None]
+        more = start + len(page) < len(ids)
+        return {"games": [summary(g) for g in games], "next": page[-1] if more else None}
 
 
 @blp.route("/<game>")
@@ -94,24 +124,36 @@ class Join(MethodView):
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
     @blp.doc(security=[{"bearer": []}])
     def post(self, data: dict, game: str) -> dict:
         """Take a seat with a client seed (mixed into the dice); the game starts when every
-        seat is taken. With `seat_order: random` the final seats are drawn at the start."""
+        seat is taken. With `seat_order: random` the final seats are drawn at the start.
+        Joining counts against PARLEY_MAX_OPEN_GAMES unless it takes the last seat."""
         pid = current_player()
         store = deps.store()
         record = get_game_or_404(store, game)
         seat = -1 if data["seat"] is None else data["seat"]
         if seat >= record.seats:
             raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
+        if int(record.raw.get("joined", "0")) + 1 < record.seats:  # not the last seat
+            check_open_games(store, pid, config().MAX_OPEN_GAMES, game)
         client_seed = data["client_seed"] or secrets.token_urlsafe(16)
         code, taken_seat, taken = store.join(game, seat, pid, client_seed, record.seats)
         if code != "ok":
+            if store.meta(game).get("status") == "full":
+                # every seat is taken but the game never started: the last join died between
+                # the join script and the start (a retried join lands here); start it now
+                if store.mark_pending(game):
+                    enqueue_resolve(deps.queue(), game)
+                start_game(store, game)
             raise Conflict({"game_not_open": "The game is not open for joining.",
                             "already_seated": "You already hold a seat in this game.",
                             "game_full": "Every seat is taken.",
                             "seat_taken": "That seat is taken."}[code], code=code)
         status = "open"
+        if taken < record.seats:
+            track_open_game(store, pid, game)
         if taken == record.seats:
             # pending first: if this process dies before the start, the sweep starts the game
             if store.mark_pending(game):
@@ -162,18 +204,26 @@ class Events(MethodView):
     @blp.response(200, EventListSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
     @blp.doc(security=[{"bearer": []}, {}])
     def get(self, query: dict, game: str) -> dict:
-        """The events the caller may see, after a cursor (`after`): a seat sees its own
-        redacted stream, a spectator the public one, everyone everything after the end."""
+        """The events the caller may see, a page at a time after `cursor`: a seat sees its
+        own redacted stream, a spectator the public one, everyone everything after the end.
+        `next` is always a cursor (poll it later for new events); a page may hold fewer than
+        `limit` events when some are hidden from the caller."""
         pid = current_player(required=False)
         store = deps.store()
         record = get_game_or_404(store, game)
+        raw_cursor = query["cursor"] or query["after"] or "0"
+        if not EVENT_CURSOR.fullmatch(raw_cursor):
+            raise InvalidRequest("An event cursor is a `next` of this endpoint.",
+                                 code="invalid_cursor")
+        after = int(raw_cursor)
         seat = record.seat_of(pid)
         engine = get_engine(record.ruleset)
         out = []
-        cursor = query["after"]
-        for eid, rec in store.events(game, query["after"], query["limit"]):
+        cursor = after
+        for eid, rec in store.events(game, after, query["limit"]):
             cursor = eid
             event = rec["event"]
             if not record.finished and event.get("type") not in PLATFORM_EVENTS:
@@ -181,4 +231,4 @@ class Events(MethodView):
                 if event is None:
                     continue
             out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
-        return {"events": out, "next": cursor}
+        return {"events": out, "next": str(cursor)}

@@ -35,13 +35,16 @@ class Moves(MethodView):
         same move."""
         store = deps.store()
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
-        if accepted.created and store.mark_pending(game):
-            enqueue_resolve(deps.queue(), game)
-        location = url_for("moves.MoveResource", game=game, move=accepted.seq)
         if accepted.created:
             body = {"id": accepted.seq, "status": "queued"}
         else:
             body = move_status(store, get_game_or_404(store, game), accepted.seq)
+        # a re-post of a move still queued schedules it too: the first post may have stored it
+        # and then lost Redis or its process before marking the game pending (the client saw
+        # no 202 and retried); mark_pending is a no-op while a job is waiting
+        if body["status"] == "queued" and store.mark_pending(game):
+            enqueue_resolve(deps.queue(), game)
+        location = url_for("moves.MoveResource", game=game, move=accepted.seq)
         body = {**body, "location": location, "receipt": accepted.receipt}
         body.pop("code", None)
         body.pop("detail", None)

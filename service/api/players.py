@@ -1,4 +1,4 @@
-"""Players: registration with an Ed25519 public key, keys, public profile."""
+"""Players: registration with an Ed25519 public key, keys, tokens, public profile."""
 
 from __future__ import annotations
 
@@ -9,14 +9,29 @@ from flask_smorest import Blueprint
 
 from service.api import deps
 from service.api.deps import PROBLEM
-from service.auth import new_token, require_self
-from service.errors import NotFound
+from service.auth import (
+    find_token,
+    index_token,
+    issue_token,
+    list_tokens,
+    new_token,
+    require_self,
+    require_self_caller,
+    revoke,
+    token_id,
+    tokens_key,
+)
+from service.errors import Conflict, NotFound
+from service.limits import RATE_LIMITED, config
 from service.schemas.players import (
     KeyCreateSchema,
     KeySchema,
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
+    TokenCreateSchema,
+    TokenIssuedSchema,
+    TokenListSchema,
 )
 from service.store import new_id, now_iso
 
@@ -28,18 +43,23 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Play
 class Players(MethodView):
     @blp.arguments(PlayerCreateSchema)
     @blp.response(201, PlayerCreatedSchema)
+    @blp.alt_response(413, **PROBLEM)
+    @blp.alt_response(429, **RATE_LIMITED)
     def post(self, data: dict) -> dict:
         """Register a player: name, optional email, Ed25519 public key -> id, key_id, token.
 
         The token is shown only in this response; the server keeps only its hash.
+        Rate-limited per address (429 `rate_limited` with `Retry-After`).
         """
         pid, key_id = new_id("p"), new_id("k")
         token, token_hash = new_token()
-        fields = {"name": data["name"], "created_at": now_iso()}
+        created = now_iso()
+        fields = {"name": data["name"], "created_at": created}
         if data.get("email"):
             fields["email"] = data["email"]
-        key = {"player": pid, "public_key": data["public_key"], "created_at": now_iso()}
+        key = {"player": pid, "public_key": data["public_key"], "created_at": created}
         deps.store().create_player(pid, fields, key_id, key, token_hash)
+        index_token(deps.store(), pid, token_hash, created)
         log.info("player %s registered", pid)
         return {"id": pid, "key_id": key_id, "token": token}
 
@@ -68,13 +88,72 @@ class PlayerKeys(MethodView):
     @blp.response(201, KeySchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
     @blp.doc(security=[{"bearer": []}])
     def post(self, data: dict, player: str) -> dict:
         """Add a key (rotation): new moves may be signed with it; old keys stay valid for
-        verifying old moves."""
+        verifying old moves. A player holds at most PARLEY_MAX_KEYS keys (409
+        `too_many_keys`)."""
         require_self(player)
+        cap = config().MAX_KEYS_PER_PLAYER
+        if len(deps.store().player_keys(player)) >= cap:
+            raise Conflict(f"A player holds at most {cap} keys.", code="too_many_keys",
+                           limit=cap)
         key_id = new_id("k")
         created = now_iso()
         deps.store().add_key(key_id, {"player": player, "public_key": data["public_key"],
                                       "created_at": created})
         return {"key_id": key_id, "public_key": data["public_key"], "created_at": created}
+
+
+@blp.route("/<player>/tokens")
+class PlayerTokens(MethodView):
+    @blp.response(200, TokenListSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, player: str) -> dict:
+        """The player's live tokens by id and creation time (never the tokens themselves);
+        `current` marks the token of this request."""
+        caller = require_self_caller(player)
+        return {"tokens": list_tokens(deps.store(), caller)}
+
+    @blp.arguments(TokenCreateSchema)
+    @blp.response(201, TokenIssuedSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict, player: str) -> dict:
+        """Issue a new token, shown only in this response. With `rotate: true` the token of
+        this request stops working at once (rotation); without, the player holds one more
+        token (at most PARLEY_MAX_TOKENS, 409 `too_many_tokens`), e.g. one per device."""
+        store = deps.store()
+        caller = require_self_caller(player)
+        cap = config().MAX_TOKENS_PER_PLAYER
+        if not data["rotate"] and store.r.hlen(tokens_key(player)) >= cap:
+            raise Conflict(f"A player holds at most {cap} tokens; revoke one first.",
+                           code="too_many_tokens", limit=cap)
+        token, tid, created = issue_token(store, caller, rotate=data["rotate"])
+        log.info("player %s: token issued%s", player, " (rotation)" if data["rotate"] else "")
+        return {"id": tid, "token": token, "created_at": created,
+                "rotated": token_id(caller.token_hash) if data["rotate"] else None}
+
+
+@blp.route("/<player>/tokens/<token>")
+class PlayerToken(MethodView):
+    @blp.response(204)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def delete(self, player: str, token: str) -> None:
+        """Revoke one of the player's tokens by its id (from the list); it stops working at
+        once. Revoking the token of this request logs this client out."""
+        store = deps.store()
+        caller = require_self_caller(player)
+        digest = find_token(store, player, token, caller)
+        if digest is None:
+            raise NotFound("No such live token.", code="token_not_found")
+        revoke(store, player, digest)
+        log.info("player %s: token revoked", player)

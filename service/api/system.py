@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from rq import Worker
@@ -13,6 +15,7 @@ from service.audit import build_bundle
 from service.moves import get_game_or_404
 from service.schemas.games import AuditSchema, HealthSchema, ServerKeySchema
 
+log = logging.getLogger(__name__)
 blp = Blueprint("system", __name__, url_prefix="/v1", description="Server key, health, audit")
 
 
@@ -27,19 +30,29 @@ class ServerKey(MethodView):
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
-    @blp.alt_response(503, schema=HealthSchema)
+    @blp.alt_response(503, schema=HealthSchema, description="unhealthy: `reason` says why")
     def get(self) -> tuple:
-        """Redis reachable, workers alive, queue depth; 503 with the reason if not healthy."""
+        """Redis reachable, workers alive, queue depth; 503 with the reason if not healthy.
+
+        Unhealthy means the game store or the queue's Redis does not answer (every Redis call
+        has a timeout), or no worker is registered on the queue: moves would be accepted but
+        never applied. A worker killed with SIGKILL stays registered until its RQ heartbeat
+        expires (worker_ttl + 60 s); one stopped with SIGTERM leaves at once."""
         body: dict = {"status": "ok", "redis": True}
+        part = "game store"
         try:
             deps.store().r.ping()
+            part = "queue"
             queue = deps.queue()
-            body["workers"] = len(Worker.all(connection=queue.connection))
+            queue.connection.ping()
+            body["workers"] = len(Worker.all(queue=queue))
             body["queue_depth"] = queue.count
+            part = "game store"
             body["pending_games"] = len(deps.store().pending_games())
         except Exception as err:  # any Redis failure is the answer, not an error
+            log.warning("health: %s Redis unreachable: %s", part, type(err).__name__)
             return {"status": "unavailable", "redis": False,
-                    "reason": f"redis unreachable: {type(err).__name__}"}, 503
+                    "reason": f"{part} Redis unreachable: {type(err).__name__}"}, 503
         if body["workers"] == 0:
             return {**body, "status": "unavailable", "reason": "no worker is running"}, 503
         return body, 200

@@ -48,6 +48,14 @@ class ProblemSchema(Schema):
 
 
 class CursorQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0),
-                           metadata={"description": "return items after this cursor"})
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    """Cursor pagination, the same on every list: pass a page's `next` as `cursor` to read on.
+
+    `after` is the older name of `cursor`, still accepted.
+    """
+
+    cursor = fields.String(load_default=None, validate=validate.Length(max=128), metadata={
+        "description": "opaque cursor from a previous page's `next`; omit for the first page"})
+    after = fields.String(load_default=None, validate=validate.Length(max=128),
+                          metadata={"description": "deprecated name of `cursor`"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
+                           metadata={"description": "most items in one page"})

@@ -49,6 +49,12 @@ class SeatSchema(Schema):
     player = fields.String(allow_none=True)
 
 
+class DeadlineSchema(Schema):
+    seat = fields.Integer(required=True)
+    step = fields.Integer(required=True)
+    due = fields.String(required=True)
+
+
 class GameSummarySchema(Schema):
     id = fields.String(required=True)
     ruleset = fields.String(required=True)
@@ -60,7 +66,10 @@ class GameSummarySchema(Schema):
     step = fields.Integer(required=True)
     step_kind = fields.String(allow_none=True)
     to_act = fields.List(fields.Integer())
-    deadline = fields.String(allow_none=True)
+    deadline = fields.String(allow_none=True, metadata={
+        "description": "when the current decision times out (UTC), if the game has a time control"})
+    deadlines = fields.List(fields.Nested(DeadlineSchema), metadata={
+        "description": "each seat asked to act, with its deadline"})
     result = fields.Dict(allow_none=True)
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of server seed"})
     created_at = fields.String()
@@ -68,7 +77,8 @@ class GameSummarySchema(Schema):
 
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema))
-    next = fields.Integer(allow_none=True, metadata={"description": "cursor of the next page"})
+    next = fields.String(allow_none=True, metadata={
+        "description": "pass as `cursor` for the next page; null: this was the last page"})
 
 
 class JoinSchema(Schema):
@@ -108,7 +118,9 @@ class EventSchema(Schema):
 
 class EventListSchema(Schema):
     events = fields.List(fields.Nested(EventSchema))
-    next = fields.Integer(metadata={"description": "pass as `after` to read on"})
+    next = fields.String(required=True, metadata={
+        "description": "pass as `cursor` to read on; the stream is open-ended, so this is "
+                       "never null: an empty page means nothing new yet"})
 
 
 class ServerKeySchema(Schema):

@@ -34,3 +34,27 @@ class PlayerSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     keys = fields.List(fields.Nested(KeySchema))
+
+
+class TokenCreateSchema(Schema):
+    rotate = fields.Boolean(load_default=False, metadata={
+        "description": "true: the token that makes this request stops working (rotation)"})
+
+
+class TokenIssuedSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "names the token; not secret"})
+    token = fields.String(required=True, metadata={"description": "bearer token, shown once"})
+    created_at = fields.String()
+    rotated = fields.String(allow_none=True, metadata={
+        "description": "the id of the token this one replaced (revoked), if `rotate`"})
+
+
+class TokenInfoSchema(Schema):
+    id = fields.String(required=True)
+    created_at = fields.String(allow_none=True)
+    current = fields.Boolean(metadata={"description": "the token of this request"})
+
+
+class TokenListSchema(Schema):
+    tokens = fields.List(fields.Nested(TokenInfoSchema), metadata={
+        "description": "every live token of the player (at most PARLEY_MAX_TOKENS)"})

@@ -88,3 +88,75 @@ def test_many_games_on_several_workers_each_move_once_in_order(server) -> None:
             assert [h["seq"] for h in audit["state_hashes"]] == list(range(moves + 3))
         else:  # never published during play: they would let a player test guesses
             assert audit["state_hashes"] == []
+
+
+def _events(server, gid: str, player: TestPlayer) -> list[dict]:
+    return [e["event"] for e in server.get(f"/v1/games/{gid}/events?count=200",
+                                           headers=player.auth).json()["events"]]
+
+
+def test_one_job_resolves_the_moves_of_several_waiting_games(server, monkeypatch) -> None:
+    """A resolve job takes over the jobs waiting in the queue: one RQ job, every game."""
+    import redis
+    from rq import Queue, SimpleWorker
+
+    from workers import context, resolve
+
+    for proc in server.procs[1:]:
+        server.kill(proc)
+    games = [_duel(server, (f"c{i}", f"d{i}")) for i in range(8)]
+    locations = [loc for gid, players in games for loc in _setups(server, gid, players)]
+    conn = redis.Redis.from_url(server.env["REDIS_URL"])
+    queue = Queue("parley", connection=conn)
+    assert queue.count == len(games)  # one job per game: the second setup found it waiting
+    monkeypatch.setenv("REDIS_URL", server.env["REDIS_URL"])
+    monkeypatch.setenv("PARLEY_DATA", server.env["PARLEY_DATA"])
+    monkeypatch.setattr(resolve, "DRAIN_SECONDS", 600.0)  # no time bound on a slow machine
+    jobs: list[str] = []
+    real_job = resolve.resolve_game
+
+    def counted(gid: str) -> int:
+        jobs.append(gid)
+        return real_job(gid)
+
+    monkeypatch.setattr(resolve, "resolve_game", counted)
+    for cached in (context.config, context.store, context.queue):
+        cached.cache_clear()
+    try:
+        worker = SimpleWorker([queue], connection=conn)
+        worker.work(burst=True, logging_level="WARNING")
+    finally:
+        for cached in (context.config, context.store, context.queue):
+            cached.cache_clear()
+    assert len(jobs) == 1  # the first job took over the seven others
+    assert queue.count == 0 and queue.failed_job_registry.count == 0
+    assert [server.get(loc).json()["status"] for loc in locations] == \
+        ["applied"] * len(locations)
+    for gid, players in games:
+        kinds = [e["type"] for e in _events(server, gid, players[0])]
+        assert kinds.count("setup_submitted") == 2 and kinds.count("play_started") == 1
+
+
+def test_kill_9_during_multi_game_drains_loses_nothing(server) -> None:
+    """Workers killed while a job drains many games: every move applied exactly once."""
+    for proc in server.procs[1:]:
+        server.kill(proc)
+    games = [_duel(server, (f"e{i}", f"f{i}")) for i in range(16)]
+    locations = [loc for gid, players in games for loc in _setups(server, gid, players)]
+    server.env["PARLEY_DRAIN_SECONDS"] = "600"  # one job would drain every game
+    chooser = random.Random(2)
+    for _ in range(4):
+        procs = [server.start_worker(), server.start_worker()]
+        time.sleep(chooser.uniform(0.4, 1.2))
+        for proc in procs:
+            server.kill(proc)
+    server.start_worker()  # its start-up sweep re-enqueues whatever is still pending
+    statuses = [_wait_applied(server, loc)["status"] for loc in locations]
+    assert statuses == ["applied"] * len(locations)
+    for gid, players in games:
+        summary = server.get(f"/v1/games/{gid}").json()
+        assert summary["step_kind"] == "play" and summary["to_act"] == [0]
+        kinds = [e["type"] for e in _events(server, gid, players[0])]
+        assert kinds.count("setup_submitted") == 2 and kinds.count("play_started") == 1
+        audit = server.get(f"/v1/games/{gid}/audit").json()
+        assert [e["seq"] for e in audit["entries"]] == [1, 2]

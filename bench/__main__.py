@@ -1,0 +1,43 @@
+"""`python -m bench` (`make bench`): every benchmark, then one table.
+
+Options pass through to every benchmark: `--quick` (short runs), `--runs N`, and `--only
+engines,flat,...` to pick some. Defaults take several minutes on a 2-core machine, most of it
+in `e2e` and the 100,000-game load of `memory`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+
+from bench.common import Figure, table
+
+BENCHMARKS = ("engines", "flat", "accept", "e2e", "memory")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="short runs (a smoke check)")
+    p.add_argument("--runs", type=int, default=None, help="runs per figure (median reported)")
+    p.add_argument("--only", default=",".join(BENCHMARKS), help="comma-separated benchmarks")
+    args = p.parse_args(argv)
+    figures: list[Figure] = []
+    for name in args.only.split(","):
+        if name not in BENCHMARKS:
+            p.error(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+        t = time.monotonic()
+        module = importlib.import_module(f"bench.{name}")
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        figures.extend(module.run(runs=args.runs, quick=args.quick))
+        print(f"bench: {name} took {time.monotonic() - t:.0f} s", file=sys.stderr, flush=True)
+    print(table(figures))
+    missed = [f.name for f in figures if f.met is False]
+    if missed:
+        print(f"\n{len(missed)} target(s) missed: see docs/performance.md for why.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

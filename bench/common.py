@@ -1,0 +1,195 @@
+"""What every benchmark shares: figures, medians, the one table, and a throwaway system.
+
+A `Figure` is one measured quantity with its samples (one per run), a unit and optionally a
+target (`op` and `target`): the table shows the median of the samples and whether the median
+meets the target. Comparisons that must hold across machines are ratios measured side by side
+in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from service.embedded import free_port, start_redis, stop_redis
+
+
+@dataclass
+class Figure:
+    """One row of the table: samples (one per run), unit, and an optional target."""
+
+    name: str
+    samples: list[float] = field(default_factory=list)
+    unit: str = ""
+    op: str = ""  # ">=" or "<=" (empty: informational)
+    target: float | None = None
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples) if self.samples else float("nan")
+
+    @property
+    def met(self) -> bool | None:
+        if self.target is None or not self.samples:
+            return None
+        return self.median >= self.target if self.op == ">=" else self.median <= self.target
+
+
+def _fmt(value: float) -> str:
+    if value != value:  # NaN
+        return "-"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def table(figures: Sequence[Figure]) -> str:
+    """The one table: figure, median (n runs), unit, target, met."""
+    rows = [("figure", "median", "runs", "unit", "target", "met")]
+    for f in figures:
+        target = f"{f.op} {_fmt(f.target)}" if f.target is not None else ""
+        met = {None: "", True: "yes", False: "NO"}[f.met]
+        rows.append((f.name, _fmt(f.median), str(len(f.samples)), f.unit, target, met))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:],
+                                                                        strict=True)]
+        lines.append("  ".join(cells))
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--runs", type=int, default=None, help="runs per figure (median reported)")
+    p.add_argument("--quick", action="store_true", help="short runs (a smoke check)")
+    return p
+
+
+def main(run: Callable[..., list[Figure]], description: str,
+         extra: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
+    """The `python -m bench.<name>` entry point of one benchmark."""
+    p = parser(description)
+    if extra:
+        extra(p)
+    args = vars(p.parse_args())
+    figures = run(**args)
+    print(table(figures))
+    return 0
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+# ---- a throwaway system on loopback --------------------------------------------------------
+
+
+@contextlib.contextmanager
+def bundled_redis(appendfsync: str = "everysec") -> Iterator[str]:
+    """The bundled redis-server (AOF on, noeviction) in a temp dir; yields its URL."""
+    tmp = Path(tempfile.mkdtemp(prefix="parley-bench-redis-"))
+    port = free_port()
+    proc = start_redis(tmp, port, appendfsync=appendfsync)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        stop_redis(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@dataclass
+class System:
+    """gunicorn and `parley worker` processes against one Redis, like tests/e2e."""
+
+    redis_url: str
+    data: Path
+    web_processes: int = 1
+    workers: int = 1
+    worker_class: str = "simple"
+    env: dict[str, str] = field(default_factory=dict)
+    url: str = ""
+    procs: list[subprocess.Popen] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.env = {**os.environ, "REDIS_URL": self.redis_url, "PARLEY_DATA": str(self.data),
+                    "PARLEY_PORT": str(port), "PARLEY_WORKER_CLASS": self.worker_class,
+                    # the load comes from a handful of players on one address
+                    "PARLEY_RATE_LIMITS": "0", **self.env}
+        self.env.pop("PARLEY_STORE_URL", None)
+        self.port = port
+
+    def start(self) -> System:
+        import requests
+
+        web = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
+             "--workers", str(self.web_processes), "--log-level", "warning",
+             "service.wsgi:app"], env=self.env, start_new_session=True)
+        self.procs.append(web)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(self.url + "/v1/server-key", timeout=5)
+                break
+            except requests.RequestException:
+                if web.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("web process did not start") from None
+                time.sleep(0.1)
+        for _ in range(self.workers):
+            self.start_worker()
+        return self
+
+    def start_worker(self) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.env,
+                                start_new_session=True, stderr=subprocess.DEVNULL)
+        self.procs.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.procs.clear()
+
+
+def flush(redis_url: str) -> None:
+    redis.Redis.from_url(redis_url).flushall()

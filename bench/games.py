@@ -1,0 +1,114 @@
+"""In-process helpers: players with keys, a game in a real store, long random games.
+
+Used by the in-process benchmarks (flat cost, acceptance, memory), which call the service's
+own functions (`service.moves.submit_move`, `service.games.resolve_pending`) on a real Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engines.registry import get_engine
+from engines.rng import SeededRng
+from service import signing
+from service.games import create_game, resolve_pending, start_game
+from service.moves import submit_move
+from service.store import Store, game_key, new_id, now_iso
+
+
+@dataclass
+class Player:
+    """A registered player (straight into the store) that signs envelopes."""
+
+    name: str
+    key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
+    id: str = ""
+    key_id: str = ""
+
+    def register(self, store: Store) -> Player:
+        self.id, self.key_id = new_id("p"), new_id("k")
+        store.create_player(self.id, {"name": self.name, "created_at": now_iso()}, self.key_id,
+                            {"player": self.id, "public_key": signing.public_key_b64(self.key),
+                             "created_at": now_iso()}, secrets.token_hex(16))
+        return self
+
+    def envelope(self, game: str, seat: int, step: int, move: dict[str, Any]) -> bytes:
+        payload = {"game": game, "seat": seat, "step": step, "move": move,
+                   "nonce": signing.b64url_encode(secrets.token_bytes(16)),
+                   "issued_at": "2026-11-22T12:00:00Z"}
+        env = {"payload": payload, "key_id": self.key_id,
+               "signature": signing.sign_payload(self.key, payload)}
+        return json.dumps(env).encode()
+
+
+def stratego_game(store: Store, army: str = "original") -> tuple[str, list[Player]]:
+    """An active Stratego game in the store, seats in joining order, setups not yet made."""
+    players = [Player(n).register(store) for n in ("red", "blue")]
+    game = create_game(store, "stratego", {"army": army, "red_player": "joined"}, 2,
+                       players[0].id)
+    for seat, p in enumerate(players):
+        store.join(game.id, seat, p.id, f"seed-{seat}", 2)
+    start_game(store, game.id)
+    return game.id, players
+
+
+def long_stratego_moves(army: str, at_least: int, seed: int = 0) -> list[tuple[int, dict]]:
+    """The (seat, move) list of a random Stratego game of at least `at_least` moves."""
+    engine = get_engine("stratego")
+    while True:
+        chooser = random.Random(seed)
+        rng = SeededRng(seed)
+        state = engine.setup(engine.validate_options({"army": army}, 2), 2, rng)
+        moves: list[tuple[int, dict]] = []
+        while engine.result(state) is None:
+            seat = chooser.choice(engine.decision(state)["to_act"])
+            move = chooser.choice(list(engine.legal_moves(state, seat)))
+            state, _ = engine.apply(state, seat, move, rng)
+            moves.append((seat, move))
+        if len(moves) >= at_least:
+            return moves
+        seed += 1
+
+
+def play_through_store(store: Store, gid: str, players: list[Player],
+                       moves: list[tuple[int, dict]], server_key: Any) -> None:
+    """Accept and resolve each move in turn, as the web process and a worker would."""
+    engine = get_engine("stratego")
+    for seat, move in moves:
+        step = engine.decision(json.loads(store.r.get(game_key(gid, "state"))))["step"]
+        submit_move(store, gid, players[seat].envelope(gid, seat, step, move), server_key)
+        resolve_pending(store, gid)
+
+
+def game_keys(store: Store, gid: str) -> list[str]:
+    """Every existing key of one game (its hash tag)."""
+    return list(store.r.scan_iter(match=f"{{g:{gid}}}:*", count=1000))
+
+
+def raw_client(store: Store) -> redis.Redis:
+    """A bytes (not decoding) client on the store's server, for DUMP and RESTORE."""
+    kwargs = {**store.r.connection_pool.connection_kwargs, "decode_responses": False}
+    return redis.Redis(connection_pool=redis.ConnectionPool(**kwargs))
+
+
+def snapshot(store: Store, gid: str) -> dict[str, bytes]:
+    """DUMP of every key of one game."""
+    raw = raw_client(store)
+    return {k: raw.dump(k) for k in game_keys(store, gid)}
+
+
+def restore(store: Store, gid: str, dumps: dict[str, bytes]) -> None:
+    """Put one game's keys back as they were at the snapshot."""
+    pipe = raw_client(store).pipeline(transaction=True)
+    for k in game_keys(store, gid):
+        pipe.delete(k)
+    for k, v in dumps.items():
+        pipe.restore(k, 0, v, replace=True)
+    pipe.execute()

@@ -1,0 +1,186 @@
+"""Limits on abusive traffic: rate limits (flask-limiter, counted in Redis) and per-player caps.
+
+Rate limits (docs/operations.md "Limits") apply to the three requests that create something:
+posting a move, registering a player and creating a game. Each is limited per client address and
+per player:
+
+- a move carries no bearer token: its player is the owner of the envelope's `key_id`, and that
+  limit is charged only for envelopes whose signature verified (a stranger who copies someone's
+  key id from an audit bundle cannot use up that player's allowance);
+- game creation is limited per bearer token (a digest of it: no token is ever a Redis key or a
+  log line) and per address; registration per address.
+
+The counters live in the queue's Redis (`REDIS_URL`, keys `parley-rl/...`), so every web process
+counts together; a refused request is `429` problem JSON `rate_limited` with `Retry-After`.
+When that Redis is unreachable the limits fail open (logged): the request itself then meets the
+store's own errors. Limits are read from the app's `Config` on every request, so a test sets
+its own with a Config subclass; PARLEY_RATE_LIMITS=0 turns them off.
+
+Caps bound what one player can hold: games not started yet (`too_many_open_games`), keys, and
+tokens (service/api/players.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from flask_limiter import Limiter
+from werkzeug.exceptions import HTTPException
+
+from service.config import Config
+from service.errors import Conflict
+from service.schemas.common import ProblemSchema
+from service.store import Store, game_key
+
+log = logging.getLogger(__name__)
+
+KEY_PREFIX = "parley-rl"
+#: problem codes a move gets before its signature is checked (not charged to the key's player)
+UNSIGNED_CODES = frozenset({"invalid_json", "invalid_envelope", "malformed_move", "wrong_game",
+                            "invalid_request", "unknown_key", "bad_signature",
+                            "payload_too_large"})
+#: statuses of a game that has not started: it counts against the player's open-games cap
+NOT_STARTED = ("open", "full")
+
+
+#: keyword arguments of `blp.alt_response` documenting a 429 answer
+RATE_LIMITED = {"schema": ProblemSchema, "content_type": "application/problem+json",
+                "description": "rate limit exceeded (`rate_limited`)",
+                "headers": {"Retry-After": {"description": "seconds until a retry may succeed",
+                                            "schema": {"type": "integer"}}}}
+
+
+def config() -> Config:
+    """The app's configuration (limits and caps are read per request)."""
+    return current_app.config["PARLEY"]
+
+
+def address_key() -> str:
+    """The client's address (behind PARLEY_PROXY_HOPS trusted proxies: the forwarded one)."""
+    return "addr:" + (request.remote_addr or "unknown")
+
+
+def token_key() -> str:
+    """A digest of the bearer token (the token itself never becomes a key or a log line);
+    requests without one share their address's bucket."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return address_key()
+    digest = hashlib.sha256(b"parley-rate-limit-v1\n" + token.strip().encode()).hexdigest()
+    return "tok:" + digest[:32]
+
+
+def signer_key() -> str:
+    """The player owning the envelope's `key_id` (the move's author, once the signature holds)."""
+    try:
+        body = json.loads(request.get_data(cache=True) or b"null")
+        key_id = body["key_id"] if isinstance(body, dict) else None
+    except (HTTPException, ValueError, KeyError, RecursionError):
+        key_id = None
+    if not isinstance(key_id, str) or not 0 < len(key_id) <= 64:
+        return "signer:none"
+    key = current_app.extensions["parley_store"].key(key_id)
+    return "player:" + (key.get("player", "none") if key else "none")
+
+
+def signed_move(response: Response) -> bool:
+    """Charge the signer's limit only when the envelope's signature was checked and held."""
+    if response.status_code in (202, 403, 409):
+        return True
+    if response.status_code != 422:
+        return False
+    body = response.get_json(silent=True) or {}
+    return body.get("code") not in UNSIGNED_CODES
+
+
+def _limit(name: str) -> Callable[[], str]:
+    return lambda: getattr(config(), name)
+
+
+def init_limits(app: Flask, config: Config) -> Limiter:
+    """Bind flask-limiter to the app and attach the limits to the endpoints they guard.
+
+    Call after the blueprints are registered: the limits wrap the registered view functions.
+    """
+    app.config.update({
+        "RATELIMIT_ENABLED": config.RATE_LIMITS_ENABLED,
+        "RATELIMIT_HEADERS_ENABLED": True,
+        "RATELIMIT_SWALLOW_ERRORS": True,
+        "RATELIMIT_STORAGE_URI": config.RATE_LIMIT_STORAGE,
+        # every Redis call has a timeout: a hung Redis cannot hang a web process
+        "RATELIMIT_STORAGE_OPTIONS": {"socket_timeout": 5, "socket_connect_timeout": 5}
+        if config.RATE_LIMIT_STORAGE.startswith(("redis://", "rediss://")) else {},
+        "RATELIMIT_KEY_PREFIX": KEY_PREFIX,
+    })
+    limiter = Limiter(address_key, app=app)
+    guarded: dict[str, list[Any]] = {
+        "moves.Moves": [
+            limiter.limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],
+                          key_func=address_key, scope="moves-address"),
+            limiter.limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
+                          key_func=signer_key, deduct_when=signed_move, scope="moves-player"),
+        ],
+        "players.Players": [
+            limiter.limit(_limit("LIMIT_REGISTER_PER_ADDRESS"), methods=["POST"],
+                          key_func=address_key, scope="register-address"),
+        ],
+        "games.Games": [
+            limiter.limit(_limit("LIMIT_CREATE_PER_ADDRESS"), methods=["POST"],
+                          key_func=address_key, scope="create-address"),
+            limiter.limit(_limit("LIMIT_CREATE_PER_PLAYER"), methods=["POST"],
+                          key_func=token_key, scope="create-player"),
+        ],
+    }
+    for endpoint, limits in guarded.items():
+        view = app.view_functions[endpoint]
+        for lim in limits:
+            view = lim(view)
+        app.view_functions[endpoint] = view
+    app.extensions["parley_limiter"] = limiter
+    return limiter
+
+
+# ---- caps ------------------------------------------------------------------------------------
+
+
+def open_games_key(pid: str) -> str:
+    """Set of the player's games that may not have started yet (pruned when counted)."""
+    return f"player:{pid}:open"
+
+
+def count_open_games(store: Store, pid: str) -> int:
+    """How many of the player's created or joined games have not started; prunes the rest.
+
+    Single-key commands only (the set and each game's meta live in different cluster slots).
+    """
+    key = open_games_key(pid)
+    count = 0
+    for gid in store.r.smembers(key):
+        if store.r.hget(game_key(gid, "meta"), "status") in NOT_STARTED:
+            count += 1
+        else:
+            store.r.srem(key, gid)
+    return count
+
+
+def check_open_games(store: Store, pid: str, cap: int, gid: str | None = None) -> None:
+    """Refuse (409 `too_many_open_games`) a player holding `cap` games that have not started.
+
+    `gid`: the game being joined; a game already counted for the player is no new one.
+    """
+    if gid is not None and store.r.sismember(open_games_key(pid), gid):
+        return
+    if count_open_games(store, pid) >= cap:
+        raise Conflict(f"You already hold {cap} games that have not started; wait until one "
+                       f"starts or finishes (PARLEY_MAX_OPEN_GAMES).",
+                       code="too_many_open_games", limit=cap)
+
+
+def track_open_game(store: Store, pid: str, gid: str) -> None:
+    store.r.sadd(open_games_key(pid), gid)

@@ -1,0 +1,86 @@
+"""Deadlines with real parts: gunicorn, `parley worker` processes (RQ scheduler), an SMTP
+server and a webhook receiver on loopback. A seat that lets its time run out is reminded, then
+forfeits, even when the worker holding the scheduled jobs is killed meanwhile."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from standardwebhooks import Webhook
+
+from service.verify import verify_bundle
+from tests.notify.conftest import notify_env, receiver, smtp  # noqa: F401  (fixtures)
+from tests.players import TestPlayer
+
+pytestmark = pytest.mark.slow
+
+
+def _register(server, name: str, address: str) -> TestPlayer:
+    player = TestPlayer(name)
+    body = server.post("/v1/players", json={"name": name, "public_key": player.public_key,
+                                             "email": address}).json()
+    player.id, player.key_id, player.token = body["id"], body["key_id"], body["token"]
+    return player
+
+
+def _wait(predicate, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not within {seconds} s")
+
+
+def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receiver,  # noqa: F811
+                                                       server) -> None:
+    ann = _register(server, "ann", "ann@example.org")
+    bob = _register(server, "bob", "bob@example.org")
+    hook = server.post(f"/v1/players/{bob.id}/webhooks", headers=bob.auth, json={
+        "url": receiver.url,
+        "types": ["deadline.reminder", "deadline.timeout", "game.finished"]}).json()
+    gid = server.post("/v1/games", headers=ann.auth, json={
+        "ruleset": "stratego", "players": 2, "options": {"army": "duel", "seat_order": "joined"},
+        "time_control": {"seconds_per_move": 6, "reminder_fraction": 0.5,
+                         "on_timeout": "forfeit"}}).json()["id"]
+    for p in (ann, bob):
+        assert server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+    summary = _wait(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "active"
+                    and s, 10, "the game starts")
+    assert summary["deadline"] and [d["seat"] for d in summary["deadlines"]] == [0, 1]
+    view = server.get(f"/v1/games/{gid}/view", headers=ann.auth).json()
+    resp = server.post(f"/v1/games/{gid}/moves",
+                       json=ann.envelope(gid, 0, view["step"], view["legal_moves"][0]))
+    assert resp.status_code == 202
+    _wait(lambda: server.get(f"/v1/games/{gid}").json()["to_act"] == [1], 10, "Red's setup")
+    _wait(lambda: len(smtp.messages) >= 4, 10, "start and turn mails")
+    for proc in server.procs[1:]:  # the worker, its work horse and its scheduler: kill -9
+        server.kill(proc)
+    server.start_worker()
+
+    final = _wait(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "finished"
+                  and s, 30, "the forfeit")
+    assert final["result"]["winners"] == [0] and final["deadline"] is None
+    _wait(lambda: any("has ended" in m["Subject"] for m in smtp.to("bob@example.org")), 10,
+          "the end mail")
+    bob_subjects = [m["Subject"] for m in smtp.to("bob@example.org")]
+    ann_subjects = [m["Subject"] for m in smtp.to("ann@example.org")]
+    assert sum("Reminder" in s for s in bob_subjects) == 1
+    assert sum("ran out of time" in s for s in bob_subjects) == 1
+    assert not any("Reminder" in s or "ran out" in s for s in ann_subjects)
+    assert sum("has ended" in s for s in ann_subjects) == 1
+
+    _wait(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
+    verifier = Webhook(hook["secret"])
+    kinds = [verifier.verify(r["body"], r["headers"])["type"] for r in receiver.requests]
+    assert sorted(kinds) == ["deadline.reminder", "deadline.timeout", "game.finished"]
+
+    bundle = server.get(f"/v1/games/{gid}/audit").json()
+    report = verify_bundle(bundle)
+    assert report.ok, report.render()
+    forfeits = [e for e in bundle["entries"] if e["envelope"]["key_id"] == "server"]
+    assert len(forfeits) == 1 and forfeits[0]["status"] == "applied"
+    assert forfeits[0]["envelope"]["payload"]["seat"] == 1
+    assert forfeits[0]["envelope"]["payload"]["move"] == {"type": "resign"}

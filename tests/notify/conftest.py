@@ -1,0 +1,175 @@
+"""Real receivers on loopback: an aiosmtpd SMTP server and an HTTP server taking webhooks."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from rq import SimpleWorker
+from rq.job import Job
+
+from service.config import Config
+from service.embedded import free_port
+from tests.players import TestPlayer
+
+
+class Mailbox:
+    """An aiosmtpd handler keeping every message it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.envelopes: list[tuple[str, list[str]]] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        self.messages.append(msg)  # type: ignore[arg-type]
+        self.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
+        return "250 OK"
+
+    def to(self, address: str) -> list[EmailMessage]:
+        return [m for m in self.messages if m["To"] == address]
+
+
+@pytest.fixture
+def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mailbox]:
+    """A real SMTP server on loopback; PARLEY_SMTP_URL points at it."""
+    box = Mailbox()
+    port = free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("PARLEY_SMTP_URL", f"smtp://127.0.0.1:{port}")
+    yield box
+    controller.stop()
+
+
+@dataclass
+class Receiver:
+    """A webhook receiver; answers from `plan` in order (then 200) and records every request."""
+
+    url: str = ""
+    plan: list[int] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def bodies(self, kind: str | None = None) -> list[dict[str, Any]]:
+        out = [json.loads(r["body"]) for r in self.requests]
+        return [b for b in out if kind is None or b["type"] == kind]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    rec = Receiver()
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            with lock:
+                rec.requests.append({"headers": {k.lower(): v for k, v in self.headers.items()},
+                                     "body": body.decode(), "path": self.path})
+                status = rec.plan.pop(0) if rec.plan else 200
+            self.send_response(status)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    rec.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield rec
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def notify_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Webhooks to loopback allowed, and quick retries (as the tests' receivers need)."""
+    monkeypatch.setenv("PARLEY_WEBHOOK_ALLOW_PRIVATE", "1")
+    monkeypatch.setenv("PARLEY_WEBHOOK_RETRY_BASE", "0.2")
+    monkeypatch.setenv("PARLEY_WEBHOOK_MAX_ATTEMPTS", "4")
+
+
+@pytest.fixture
+def napp(notify_env: None, smtp: Mailbox, config: Config):  # noqa: ARG001
+    """The app with SMTP to the test server and loopback webhooks allowed."""
+    from service.app import create_app
+    from workers import context
+
+    for cached in (context.config, context.store, context.queue):
+        cached.cache_clear()
+    app = create_app(Config())
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def nclient(napp):
+    return napp.test_client()
+
+
+@pytest.fixture
+def work(napp):
+    """Run queued jobs, and scheduled ones as they fall due, until nothing is left within
+    `wait` seconds (a real SimpleWorker in this process; scheduled jobs moved as RQ's
+    scheduler moves them)."""
+    queue = napp.extensions["parley_queue"]
+
+    def run(wait: float = 0.0) -> None:
+        deadline = time.monotonic() + wait
+        while True:
+            SimpleWorker([queue], connection=queue.connection).work(burst=True,
+                                                                    logging_level="WARNING")
+            registry = queue.scheduled_job_registry
+            due = registry.get_jobs_to_schedule(int(time.time()) + 1)
+            for job in Job.fetch_many(due, connection=queue.connection):
+                if job is not None:
+                    registry.remove(job)
+                    queue.enqueue_job(job)
+            if due:
+                continue
+            if registry.count == 0 or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        failed = queue.failed_job_registry.get_job_ids()
+        assert not failed, f"jobs failed: {failed}"
+
+    return run
+
+
+def register(client: Any, name: str, email_address: str | None = None) -> TestPlayer:
+    player = TestPlayer(name)
+    body: dict[str, Any] = {"name": name, "public_key": player.public_key}
+    if email_address:
+        body["email"] = email_address
+    resp = client.post("/v1/players", json=body)
+    assert resp.status_code == 201, resp.get_json()
+    data = resp.get_json()
+    player.id, player.key_id, player.token = data["id"], data["key_id"], data["token"]
+    return player
+
+
+def start_game(client: Any, players: list[TestPlayer], ruleset: str = "stratego",
+               options: dict | None = None, time_control: dict | None = None) -> str:
+    body: dict[str, Any] = {"ruleset": ruleset, "options": options or {},
+                            "players": len(players)}
+    if time_control:
+        body["time_control"] = time_control
+    resp = client.post("/v1/games", json=body, headers=players[0].auth)
+    assert resp.status_code == 201, resp.get_json()
+    gid = resp.get_json()["id"]
+    for p in players:
+        r = client.post(f"/v1/games/{gid}/join", json={"client_seed": p.name}, headers=p.auth)
+        assert r.status_code == 200, r.get_json()
+    return gid

@@ -1,0 +1,104 @@
+"""Deadline jobs called directly: a past step is left alone; a timeout acts once."""
+
+from __future__ import annotations
+
+from tests.notify.conftest import register, start_game
+from workers import notify
+
+DUEL = {"army": "duel", "seat_order": "joined"}
+SLOW = {"seconds_per_move": 3600, "reminder_fraction": 0.25, "on_timeout": "forfeit"}
+
+
+def _setup(client, gid, player, seat):
+    view = client.get(f"/v1/games/{gid}/view", headers=player.auth).get_json()
+    resp = client.post(f"/v1/games/{gid}/moves",
+                       json=player.envelope(gid, seat, view["step"], view["legal_moves"][0]))
+    assert resp.status_code == 202
+
+
+def test_deadlines_are_scheduled_and_shown_in_the_summary(nclient, napp, work) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
+    work()
+    summary = nclient.get(f"/v1/games/{gid}").get_json()
+    assert summary["deadline"].endswith("Z")
+    assert summary["deadlines"] == [{"seat": s, "step": 0, "due": summary["deadline"]}
+                                    for s in (0, 1)]
+    scheduled = napp.extensions["parley_queue"].scheduled_job_registry.get_job_ids()
+    assert sorted(scheduled) == [f"deadline-{gid}-0-reminder", f"deadline-{gid}-0-timeout"]
+
+
+def test_a_deadline_job_for_a_past_step_does_nothing(nclient, napp, work, smtp) -> None:
+    ann = register(nclient, "ann", "ann@example.org")
+    bob = register(nclient, "bob", "bob@example.org")
+    gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
+    work()
+    _setup(nclient, gid, ann, 0)
+    _setup(nclient, gid, bob, 1)
+    work()
+    before = nclient.get(f"/v1/games/{gid}").get_json()
+    mails = len(smtp.messages)
+    assert before["step"] == 1
+    assert notify.deadline_job(gid, 0, "reminder") == "past"
+    assert notify.deadline_job(gid, 0, "timeout") == "past"
+    work()
+    assert nclient.get(f"/v1/games/{gid}").get_json() == before
+    assert len(smtp.messages) == mails
+
+
+def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smtp) -> None:
+    ann = register(nclient, "ann", "ann@example.org")
+    bob = register(nclient, "bob", "bob@example.org")
+    gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
+    work()
+    _setup(nclient, gid, ann, 0)
+    work()
+    assert notify.deadline_job(gid, 0, "reminder") == "reminded"
+    assert notify.deadline_job(gid, 0, "reminder") == "reminded"
+    work()
+    reminders = [m for m in smtp.messages if "Reminder" in m["Subject"]]
+    assert [m["To"] for m in reminders] == ["bob@example.org"]  # Red has set up already
+    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")  # now past
+    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
+    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"  # the same envelope again
+    work()
+    summary = nclient.get(f"/v1/games/{gid}").get_json()
+    assert summary["status"] == "finished" and summary["result"]["winners"] == [0]
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    assert [e["envelope"]["key_id"] for e in audit["entries"]] == [ann.key_id, "server"]
+    assert sum("ran out of time" in m["Subject"] for m in smtp.messages) == 1
+
+
+def test_skip_without_an_engine_default_forfeits(nclient, napp, work) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    gid = start_game(nclient, [ann, bob], options=DUEL,
+                     time_control={**SLOW, "on_timeout": "skip"})
+    work()
+    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")
+    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
+    work()
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    moves = [(e["envelope"]["payload"]["seat"], e["envelope"]["payload"]["move"], e["status"])
+             for e in audit["entries"]]
+    # both seats were late: seat 0's forfeit ends the game, seat 1's comes too late
+    assert moves == [(0, {"type": "resign"}, "applied"), (1, {"type": "resign"}, "rejected")]
+    assert audit["result"]["winners"] == [1]
+
+
+def test_a_late_totohu_seat_drops_out_and_the_others_play_on(nclient, napp, work) -> None:
+    players = [register(nclient, n) for n in ("ann", "bob", "cy")]
+    gid = start_game(nclient, players, ruleset="totohu", options={"seat_order": "joined"},
+                     time_control=SLOW)
+    work()
+    for seat in (0, 1):
+        view = nclient.get(f"/v1/games/{gid}/view", headers=players[seat].auth).get_json()
+        env = players[seat].envelope(gid, seat, view["step"], view["legal_moves"][0])
+        assert nclient.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
+    work()
+    step = nclient.get(f"/v1/games/{gid}").get_json()["step"]
+    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")
+    assert notify.deadline_job(gid, step, "timeout") == "timed_out"
+    work()
+    summary = nclient.get(f"/v1/games/{gid}").get_json()
+    assert summary["status"] == "active" and summary["step"] > step
+    assert 2 not in summary["to_act"]

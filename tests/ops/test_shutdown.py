@@ -1,0 +1,68 @@
+"""SIGTERM lets in-flight requests and jobs finish (real gunicorn and `parley worker`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+import uuid
+
+import pytest
+import redis
+from rq import Queue
+from rq.job import Job, JobStatus
+
+from tests.players import TestPlayer
+
+pytestmark = pytest.mark.slow
+
+
+def _wait(predicate, timeout: float = 20, step: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(step)
+
+
+def test_sigterm_lets_a_slow_request_finish(server) -> None:
+    web = server.procs[0]
+    body = json.dumps({"name": "slow", "public_key": TestPlayer("slow").public_key}).encode()
+    host, port = server.url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=20)
+    sock.sendall(b"POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json"
+                 b"\r\nConnection: close\r\nContent-Length: " + str(len(body)).encode()
+                 + b"\r\n\r\n" + body[:10])
+    time.sleep(0.5)  # the request is in a gunicorn worker, reading its body
+    os.kill(web.pid, signal.SIGTERM)
+    time.sleep(1.0)  # gunicorn is shutting down; the worker still holds the request
+    assert web.poll() is None
+    sock.sendall(body[10:])
+    response = b""
+    while chunk := sock.recv(65536):
+        response += chunk
+    sock.close()
+    head, _, payload = response.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 201"), response[:200]
+    assert json.loads(payload)["token"].startswith("pt_")
+    assert web.wait(30) == 0
+
+
+def test_sigterm_lets_a_running_job_finish(server, redis_url: str) -> None:
+    worker = server.procs[1]
+    conn = redis.Redis.from_url(redis_url)
+    _wait(lambda: server.get("/v1/health").status_code == 200)
+    key = f"slow-job:{uuid.uuid4().hex}"
+    job = Queue("parley", connection=conn).enqueue("tests.ops.jobs.slow_job", redis_url, key,
+                                                  3.0, job_timeout=60)
+    _wait(lambda: conn.get(key + ":started") is not None)
+    os.killpg(worker.pid, signal.SIGTERM)  # as a process manager does: the whole group
+    sent = time.time()
+    assert worker.wait(30) == 0
+    assert conn.get(key) == b"done"  # the job ran to its end after the signal
+    assert float(conn.get(key + ":started")) + 3.0 > sent
+    assert Job.fetch(job.id, connection=conn).get_status() == JobStatus.FINISHED
+    health = server.get("/v1/health")
+    assert health.status_code == 503 and health.json()["reason"] == "no worker is running"

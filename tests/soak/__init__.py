@@ -1,0 +1,1 @@
+"""The crash soak (`python -m tests.soak --minutes N`, `make soak`); see docs/testing.md."""

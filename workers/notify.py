@@ -1,0 +1,57 @@
+"""Notification jobs (thin RQ entry points over `service.dispatch`).
+
+`flush` runs in the resolve job after each drained game and in the sweep; `deliver` makes one
+attempt of one delivery; `deadline_job` is the scheduled reminder or timeout of one decision.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from service import dispatch
+from service.serverkey import load_server_key
+from service.store import Store
+from workers import context
+
+log = logging.getLogger(__name__)
+
+
+def _server_key() -> Any:
+    return load_server_key(context.config().SERVER_KEY_PATH)  # cached per path
+
+
+def flush(store: Store, queue: Any, gid: str) -> int:
+    """Turn the game's recorded notices into delivery jobs; returns how many notices."""
+    return dispatch.flush(store, queue, context.config(), gid)
+
+
+def sweep(store: Store, queue: Any) -> int:
+    """Flush every game whose commit recorded notices that were not dispatched (a crash), and
+    run every deadline whose scheduled job is overdue (a worker died); returns how many."""
+    total = 0
+    for gid in dispatch.pending_games(store):
+        try:
+            total += dispatch.flush(store, queue, context.config(), gid)
+        except Exception:  # one broken game must not stop the others
+            log.exception("game %s: flushing notices failed", gid)
+    for gid, step, kind in dispatch.overdue_deadlines(store):
+        log.warning("game %s: the %s of step %d is overdue; running it now", gid, kind, step)
+        try:
+            dispatch.deadline_due(store, queue, context.config(), _server_key(), gid, step, kind)
+            total += 1
+        except Exception:
+            log.exception("game %s: deadline %s of step %d failed", gid, kind, step)
+    return total
+
+
+def deliver(did: str, attempt: int) -> str:
+    """RQ job: one attempt of one delivery (mail or webhook)."""
+    return dispatch.deliver(context.store(), context.queue(), context.config(), _server_key(),
+                            did, attempt)
+
+
+def deadline_job(gid: str, step: int, kind: str) -> str:
+    """RQ scheduled job: the reminder or the timeout of a game's decision `step`."""
+    return dispatch.deadline_due(context.store(), context.queue(), context.config(),
+                                 _server_key(), gid, step, kind)
