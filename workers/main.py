@@ -26,6 +26,8 @@ from workers.resolve import sweep
 log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = float(os.environ.get("PARLEY_SWEEP_SECONDS", "30"))
+#: RQ heartbeat: a worker killed outright drops out of the registry WORKER_TTL + 60 s later
+WORKER_TTL = int(os.environ.get("PARLEY_WORKER_TTL", "30"))
 
 
 def _sweep_forever(stop: threading.Event) -> None:
@@ -46,7 +48,8 @@ def run_worker(burst: bool = False) -> None:
     stop = threading.Event()
     if not burst:
         threading.Thread(target=_sweep_forever, args=(stop,), daemon=True).start()
-    worker = cls([queue], connection=queue.connection)
+    # a short heartbeat, so that /v1/health notices a worker killed outright within ~90 s
+    worker = cls([queue], connection=queue.connection, worker_ttl=WORKER_TTL)
     try:
         worker.work(with_scheduler=not burst, burst=burst, logging_level="WARNING")
     finally:

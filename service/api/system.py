@@ -37,7 +37,8 @@ class Health(MethodView):
         Unhealthy means the game store or the queue's Redis does not answer (every Redis call
         has a timeout), or no worker is registered on the queue: moves would be accepted but
         never applied. A worker killed with SIGKILL stays registered until its RQ heartbeat
-        expires (worker_ttl + 60 s); one stopped with SIGTERM leaves at once."""
+        expires (PARLEY_WORKER_TTL + 60 s, 90 s by default); one stopped with SIGTERM leaves
+        at once."""
         body: dict = {"status": "ok", "redis": True}
         part = "game store"
         try:

@@ -43,7 +43,7 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
         "types": ["deadline.reminder", "deadline.timeout", "game.finished"]}).json()
     gid = server.post("/v1/games", headers=ann.auth, json={
         "ruleset": "stratego", "players": 2, "options": {"army": "duel", "seat_order": "joined"},
-        "time_control": {"seconds_per_move": 6, "reminder_fraction": 0.5,
+        "time_control": {"seconds_per_move": 10, "reminder_fraction": 0.6,
                          "on_timeout": "forfeit"}}).json()["id"]
     for p in (ann, bob):
         assert server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200

@@ -167,3 +167,27 @@ def test_private_addresses_are_refused_unless_allowed(client, url) -> None:
     with pytest.raises(webhooks.UnsafeUrl):
         webhooks.check_url(url, allow_private=False)
     webhooks.check_url(url, allow_private=True)
+
+
+def test_a_move_refused_at_resolution_is_reported_to_its_signer(nclient, work,
+                                                                receiver) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    hook = _hook(nclient, ann, receiver.url, ["move.rejected"])
+    gid = start_game(nclient, [ann, bob], options=DUEL)
+    work()
+    for seat, p in enumerate((ann, bob)):
+        v = nclient.get(f"/v1/games/{gid}/view", headers=p.auth).get_json()
+        nclient.post(f"/v1/games/{gid}/moves", json=p.envelope(gid, seat, v["step"],
+                                                               v["legal_moves"][0]))
+    work()
+    v = nclient.get(f"/v1/games/{gid}/view", headers=ann.auth).get_json()
+    first, second = v["legal_moves"][:2]  # both legal now; only one can be this step's move
+    for move in (first, second):
+        resp = nclient.post(f"/v1/games/{gid}/moves", json=ann.envelope(gid, 0, v["step"], move))
+        assert resp.status_code == 202
+    work()
+    [body] = receiver.bodies("move.rejected")
+    assert Webhook(hook["secret"]).verify(receiver.requests[0]["body"],
+                                          receiver.requests[0]["headers"])
+    assert body["data"]["code"] == "stale_step" and body["data"]["seat"] == 0
+    assert body["data"]["seq"] == resp.get_json()["id"]
