@@ -46,7 +46,10 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
         "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
         "--logfile", str(data_dir / "redis.log"), *(extra or []),
     ]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # its own session: a terminal's Ctrl-C reaches only the supervisor, which stops Redis last,
+    # after the web and worker processes that still write to it
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2,
                          socket_timeout=2)
     deadline = time.monotonic() + 15

@@ -101,7 +101,8 @@ def compose(config: Config, *, to: str, subject: str, body: str, message_id: str
     if unsubscribe:
         msg["List-Unsubscribe"] = f"<{unsubscribe}>"
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    msg.set_content(body)
+    # plain ASCII stays readable in the Maildir outbox; anything else is quoted-printable
+    msg.set_content(body, cte="7bit" if body.isascii() else "quoted-printable")
     return msg
 
 
