@@ -114,19 +114,33 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
     for channel, wid in targets:
         did = delivery_id(game.id, notice, wid or "mail")
         key = delivery_key(did)
-        if store.r.hsetnx(key, "id", did):
-            store.r.hset(key, mapping={
-                "channel": channel, "webhook": wid or "", "player": pid, "game": game.id,
-                "seat": str(seat), "step": str(notice["step"]), "type": kind,
-                "notice": json.dumps(notice), "status": "pending", "attempts": "0",
-                "created_at": now_iso(),
-            })
-            store.r.expire(key, DELIVERY_TTL)
+        record = {"id": did, "channel": channel, "webhook": wid or "", "player": pid,
+                  "game": game.id, "seat": str(seat), "step": str(notice["step"]),
+                  "type": kind, "notice": json.dumps(notice), "status": "pending",
+                  "attempts": "0", "created_at": now_iso()}
+        if _create(store, key, record):
             if wid:
                 store.r.zadd(webhooks.deliveries_key(wid), {did: time.time()})
         elif store.r.hexists(key, "claim:1"):
             continue  # the first attempt ran already
         enqueue_delivery(queue, did, 1)
+
+
+# KEYS: the delivery's hash; ARGV: ttl, then field, value, ... -> 1 created | 0 it existed
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def _create(store: Store, key: str, record: dict[str, str]) -> bool:
+    """Create a delivery record whole, or not at all if it exists (a flush that runs twice)."""
+    args: list[str | int] = [DELIVERY_TTL]
+    for field, value in record.items():
+        args += [field, value]
+    return bool(store.r.eval(CREATE, 1, key, *args))
 
 
 def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> None:
@@ -146,7 +160,7 @@ def deliver(store: Store, queue: Queue, config: Config, server_key: Any, did: st
     if not store.r.hsetnx(key, f"claim:{attempt}", now_iso()):
         return "claimed"
     record = store.r.hgetall(key)
-    if "channel" not in record:
+    if "channel" not in record:  # expired (kept 30 days); the claim just made goes with it
         store.r.delete(key)
         return "missing"
     store.r.hset(key, "attempts", str(attempt))
