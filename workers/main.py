@@ -44,6 +44,10 @@ def run_worker(burst: bool = False) -> None:
     queue = context.queue()
     choice = os.environ.get("PARLEY_WORKER_CLASS", "simple")
     cls = Worker if choice in ("fork", "rq") else SimpleWorker
+    missing = context.store().reindex_pending()
+    if missing:
+        log.warning("start-up scan: %d games with pending moves were missing from the index",
+                    missing)
     sweep(context.store(), queue)
     stop = threading.Event()
     if not burst:

@@ -72,3 +72,25 @@ def test_a_retried_join_starts_a_game_whose_start_was_lost(app, client, run_jobs
     run_jobs()
     assert store.meta(gid)["status"] == "active"
     assert store.r.get(game_key(gid, "state")) is not None
+
+
+def test_a_worker_start_finds_a_move_missing_from_the_pending_index(app, client,
+                                                                    run_jobs) -> None:
+    """The web process died after the append while a worker's drain had just taken the game
+    out of the pending index: only the start-up scan of every game finds the move."""
+    gid, players = new_game(client, "stratego", {"army": "duel"})
+    run_jobs()
+    store = app.extensions["parley_store"]
+    v = view(client, gid, players[0])
+    body = json.dumps(players[0].envelope(gid, 0, v["step"], v["legal_moves"][0])).encode()
+    with app.app_context():
+        accepted = submit_move(store, gid, body, app.extensions["parley_server_key"])
+    store.done_pending(gid)  # the drain's removal that raced the append
+    from workers.resolve import sweep
+
+    assert sweep(store, app.extensions["parley_queue"]) == 0  # the index alone misses it
+    assert store.reindex_pending() == 1 and store.reindex_pending() == 0
+    assert sweep(store, app.extensions["parley_queue"]) == 1
+    assert run_jobs() == 1
+    assert client.get(f"/v1/games/{gid}/moves/{accepted.seq}").get_json()["status"] == \
+        "applied"
