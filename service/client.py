@@ -580,7 +580,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
     p = add("verify", cmd_verify, "check an audit bundle or record offline")
     p.add_argument("bundle", help="the bundle or record JSON file (- for stdin)")
-    p.add_argument("--server-key", help="require this server key (from GET /v1/server-key)")
+    p.add_argument("--server-key", help="require this server key (from GET /v1/server-key); "
+                   "write --server-key=KEY, as a key may begin with '-'")
     p.add_argument("--receipt", action="append", default=[], metavar="FILE",
                    help="a receipt saved by `parley move` to check against the log")
     p.add_argument("--partial", action="store_true",
