@@ -17,7 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engines.registry import get_engine
 from engines.rng import SeededRng
-from service import signing
+from service import dispatch, signing
+from service.config import Config
 from service.games import create_game, resolve_pending, start_game
 from service.moves import submit_move
 from service.store import Store, game_key, new_id, now_iso
@@ -79,12 +80,16 @@ def long_stratego_moves(army: str, at_least: int, seed: int = 0) -> list[tuple[i
 
 def play_through_store(store: Store, gid: str, players: list[Player],
                        moves: list[tuple[int, dict]], server_key: Any) -> None:
-    """Accept and resolve each move in turn, as the web process and a worker would."""
+    """Accept and resolve each move in turn, as the web process and a worker would (the
+    worker's notice flush included: it empties the outbox; these players have no mail or
+    webhooks, so it enqueues nothing and needs no queue)."""
     engine = get_engine("stratego")
+    config = Config()
     for seat, move in moves:
         step = engine.decision(json.loads(store.r.get(game_key(gid, "state"))))["step"]
         submit_move(store, gid, players[seat].envelope(gid, seat, step, move), server_key)
         resolve_pending(store, gid)
+        dispatch.flush(store, None, config, gid)  # type: ignore[arg-type]
 
 
 def game_keys(store: Store, gid: str) -> list[str]:
