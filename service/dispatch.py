@@ -438,9 +438,9 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
         flush(store, queue, config, gid)
         return "reminded"
     policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
-    state = json.loads(store.r.get(game_key(gid, "state")) or "null")
+    state = json.loads(store.r.get(game_key(gid, "state")) or "null") if policy == "skip" else None
     for seat in late:
-        move = game.engine.default_move(state, seat) if policy == "skip" else None
+        move = game.engine.default_move(state, seat) if state is not None else None
         try:
             append_server_move(store, server_key, gid, seat, step, move or {"type": "resign"})
         except Exception as err:  # the step moved on meanwhile: the seat was not late after all

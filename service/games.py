@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from engines.contract import Engine, IllegalMove
+from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service import notices, signing
@@ -153,8 +153,7 @@ def _event_record(seq: int, step: int, event: dict[str, Any]) -> str:
     return json.dumps({"seq": seq, "step": step, "event": event})
 
 
-def _decision_fields(engine: Engine, state: dict[str, Any]) -> dict[str, str]:
-    d = engine.decision(state)
+def _decision_fields(d: Decision) -> dict[str, str]:
     return {"step": str(d["step"]), "to_act": json.dumps(d["to_act"]),
             "step_kind": d["step_kind"]}
 
@@ -179,7 +178,7 @@ def start_game(store: Store, gid: str) -> bool:
     dumped = signing.dump_state(state)
     decision = engine.decision(state)
     meta = {"status": "active", "players": json.dumps(players), "started_at": now_iso(),
-            **_decision_fields(engine, state)}
+            **_decision_fields(decision)}
     events = [_event_record(0, 0, {"type": "game_started", "players": players})]
     result = engine.result(state)
     if result is not None:
@@ -264,7 +263,7 @@ def resolve_pending(store: Store, gid: str) -> int:
         if result is not None:
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
     decision = engine.decision(state)
-    meta_update = {"applied": str(last), **_decision_fields(engine, state)}
+    meta_update = {"applied": str(last), **_decision_fields(decision)}
     newly_finished = result if result is not None and game.result is None else None
     if newly_finished is not None:
         meta_update.update(_finish_fields(result))

@@ -102,7 +102,7 @@ class WebhookResource(MethodView):
     @blp.doc(**AUTH)
     def patch(self, data: dict, player: str, webhook: str) -> dict:
         """Change the URL or the types, or turn the webhook on again after it was disabled."""
-        _own_webhook(player, webhook)
+        record = _own_webhook(player, webhook)
         fields: dict[str, str] = {}
         if "url" in data:
             _check_url(data["url"])
@@ -114,8 +114,8 @@ class WebhookResource(MethodView):
             if data["enabled"]:
                 fields["disabled_reason"] = ""
                 deps.store().r.hdel(webhooks.webhook_key(webhook), "failing_since")
-        record = webhooks.update(deps.store(), webhook, fields) if fields else \
-            _own_webhook(player, webhook)
+        if fields:
+            record = webhooks.update(deps.store(), webhook, fields)
         return webhooks.public(record)
 
     @blp.response(204)

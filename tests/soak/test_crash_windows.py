@@ -8,23 +8,29 @@ from __future__ import annotations
 
 import json
 
-from service.moves import submit_move
-from service.store import game_key
+from service.moves import Accepted, submit_move
+from service.store import Store, game_key
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
+
+
+def _stored_just_before_a_crash(app, client, run_jobs) -> tuple[Store, str, Accepted, bytes]:
+    """A Duel game with Red's setup checked and stored by the request's first half, which then
+    died before scheduling: -> (store, game id, the accepted move, the envelope's bytes)."""
+    gid, players = new_game(client, "stratego", {"army": "duel"})
+    run_jobs()
+    store = app.extensions["parley_store"]
+    v = view(client, gid, players[0])
+    body = json.dumps(players[0].envelope(gid, 0, v["step"], v["legal_moves"][0])).encode()
+    with app.app_context():
+        accepted = submit_move(store, gid, body, app.extensions["parley_server_key"])
+    return store, gid, accepted, body
 
 
 def test_a_repost_schedules_a_move_stored_just_before_a_crash(app, client, run_jobs) -> None:
     """Redis (or the web process) died after the accepting script but before the game was
     marked pending: the client saw no 202 and posts the same envelope again."""
-    gid, players = new_game(client, "stratego", {"army": "duel"})
-    run_jobs()
-    store = app.extensions["parley_store"]
-    v = view(client, gid, players[0])
-    envelope = players[0].envelope(gid, 0, v["step"], v["legal_moves"][0])
-    body = json.dumps(envelope).encode()
-    with app.app_context():  # the request's first half: checked and stored, then the crash
-        accepted = submit_move(store, gid, body, app.extensions["parley_server_key"])
+    store, gid, accepted, body = _stored_just_before_a_crash(app, client, run_jobs)
     # the sweep's index got the game before the append, so a sweep alone would find it; no
     # job is scheduled yet
     assert accepted.created and gid in store.pending_games()
@@ -40,13 +46,7 @@ def test_a_repost_schedules_a_move_stored_just_before_a_crash(app, client, run_j
 
 def test_the_sweep_resolves_a_move_stored_just_before_a_crash(app, client, run_jobs) -> None:
     """As above, but the client never retries: the worker's sweep finds the game."""
-    gid, players = new_game(client, "stratego", {"army": "duel"})
-    run_jobs()
-    store = app.extensions["parley_store"]
-    v = view(client, gid, players[0])
-    body = json.dumps(players[0].envelope(gid, 0, v["step"], v["legal_moves"][0])).encode()
-    with app.app_context():
-        accepted = submit_move(store, gid, body, app.extensions["parley_server_key"])
+    store, gid, accepted, _ = _stored_just_before_a_crash(app, client, run_jobs)
     from workers.resolve import sweep
 
     assert sweep(store, app.extensions["parley_queue"]) == 1
@@ -78,13 +78,7 @@ def test_a_worker_start_finds_a_move_missing_from_the_pending_index(app, client,
                                                                     run_jobs) -> None:
     """The web process died after the append while a worker's drain had just taken the game
     out of the pending index: only the start-up scan of every game finds the move."""
-    gid, players = new_game(client, "stratego", {"army": "duel"})
-    run_jobs()
-    store = app.extensions["parley_store"]
-    v = view(client, gid, players[0])
-    body = json.dumps(players[0].envelope(gid, 0, v["step"], v["legal_moves"][0])).encode()
-    with app.app_context():
-        accepted = submit_move(store, gid, body, app.extensions["parley_server_key"])
+    store, gid, accepted, _ = _stored_just_before_a_crash(app, client, run_jobs)
     store.done_pending(gid)  # the drain's removal that raced the append
     from workers.resolve import sweep
 
