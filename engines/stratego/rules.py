@@ -12,7 +12,8 @@ State (plain JSON, §4)::
     setups     {"0": placement | None, "1": ...}  square -> piece id, ordered by square (§5.1)
     pieces     uid -> {"owner", "piece", "square" | None, "revealed", "moved"}
     board      square -> uid, occupied squares only
-    plies      [{"uid", "from", "to", "battle"}]  the §5.3 ply record
+    ply        plies played so far
+    last_ply   None | {"uid", "from", "to", "battle"}: the latest §5.3 ply record
     removed    {"0": [uid, ...], "1": [...]}      in order of removal
     result     None | {"winners", "scores", "reason"}
     recent     {"0": [[uid, from, to], ...], ...} the seat's last three own plies (§5.4)
@@ -24,6 +25,10 @@ Performance: legality never replays history. §5.4 needs only `recent`; §5.5 ne
 ply's threat/evasion data, the fled squares of the running chase, and `positions`. A position
 key is a 64-bit Zobrist hash of the (square, uid) pairs, kept as 16 hex digits: equal boards
 have equal keys, and two different boards share one with probability 2**-64.
+
+Size: the state holds no history that grows with the game (only `positions`, which a battle
+resets and the no-battle limit bounds at 200 keys). The full ply list is the `ply` events in
+the game's event stream; the state keeps the latest ply and a count (docs/games.md).
 """
 
 from __future__ import annotations
@@ -177,7 +182,8 @@ def setup(options: Mapping[str, JSON], seats: int) -> State:
         "setups": {"0": None, "1": None},
         "pieces": {},
         "board": {},
-        "plies": [],
+        "ply": 0,
+        "last_ply": None,
         "removed": {"0": [], "1": []},
         "result": None,
         "recent": {"0": [], "1": []},
@@ -336,7 +342,7 @@ class _MoreSquare:
         chase = state["chase"]
         self.guard: tuple[str, ...] = ()
         if chase["evades"] and len(chase["fled"]) >= 3:
-            self.guard = NEIGHBORS[state["plies"][-1]["to"]]
+            self.guard = NEIGHBORS[state["last_ply"]["to"]]
             self.seen = frozenset(state["positions"])
             self.key = int(state["positions"][-1], 16)
 
@@ -551,8 +557,8 @@ def _apply_move(
         battle = {"attacker": uid, "defender": target, "attacker_piece": a,
                   "defender_piece": d, "result": code, "removed": lost}
     state["chase"] = _chase_after(state, uid, frm, to, target is not None)
-    record = {"uid": uid, "from": frm, "to": to, "battle": battle}
-    state["plies"].append(record)
+    state["last_ply"] = {"uid": uid, "from": frm, "to": to, "battle": battle}
+    state["ply"] += 1
     recent = state["recent"][str(seat)]
     recent.insert(0, [uid, frm, to])
     del recent[3:]
@@ -564,7 +570,7 @@ def _apply_move(
         state["quiet"] = 0
     if battle is not None:
         battle = battle | {"removed": list(battle["removed"])}  # the event shares nothing
-    events.append({"type": "ply", "ply": len(state["plies"]), "seat": seat, "uid": uid,
+    events.append({"type": "ply", "ply": state["ply"], "seat": seat, "uid": uid,
                    "from": frm, "to": to, "battle": battle})
     close_decision(state)
     if flag_taken:
@@ -590,8 +596,8 @@ def _chase_after(state: State, uid: str, frm: str, to: str, attack: bool) -> dic
         mine = uid[0]
         threat = [occ for n in NEIGHBORS[to] if (occ := board.get(n)) and occ[0] != mine]
     evades = not attack and uid in prev["threat"]
-    plies = state["plies"]
-    chasing = bool(prev["evades"] and plies and plies[-1]["uid"] in threat)
+    last = state["last_ply"]
+    chasing = bool(prev["evades"] and last and last["uid"] in threat)
     fled: list[str] = []
     if evades:
         fled = sorted({frm, to}.union(prev["fled_prev"] if prev["chasing"] else ()))

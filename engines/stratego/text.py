@@ -34,7 +34,7 @@ def _status(view: Mapping[str, Any]) -> str:
         waiting = ", ".join(COLOUR[s] for s in view["to_act"])
         return f"setup, waiting for {waiting}"
     if phase == "play":
-        return f"ply {len(view['plies']) + 1}, {COLOUR[view['active']]} to move"
+        return f"ply {view['ply'] + 1}, {COLOUR[view['active']]} to move"
     result = view["result"] or {}
     winners = result.get("winners") or []
     who = " and ".join(COLOUR[w] for w in winners) + " wins" if winners else "draw"
@@ -65,8 +65,8 @@ def render_text(view: Mapping[str, JSON]) -> str:
             row.append("~~" if sq in LAKES else cells.get(sq, ". "))
         lines.append(f"{rank:>2}  " + " ".join(row))
     lines.append(header)
-    if view["plies"]:
-        last = view["plies"][-1]
+    last = view["last_ply"]
+    if last is not None:
         text = f"Last: {last['uid']} {last['from']}-{last['to']}"
         battle = last["battle"]
         if battle is not None:

@@ -4,8 +4,10 @@
 that audience may see; nothing is copied and then deleted. At `game_over` everything is public.
 
 - Public: options, phase, to_act, active, who has submitted a setup; each piece's uid, owner,
-  square, `moved` and `revealed` flags; every ply (uid, from, to) and a battle's result code
-  and removed uids; removed counts; the result.
+  square, `moved` and `revealed` flags; the number of plies and the latest ply (uid, from, to)
+  with a battle's result code and removed uids; removed counts; the result. Every earlier ply
+  is public too, as the `ply` events of the game's event stream (`view_event`): the view does
+  not repeat the whole history, so it and the state stay the same size all game long.
 - A seat also sees its own setup and piece ids, the piece ids in battle records and in
   `removed`, and the piece id of each opponent piece with `revealed: true`.
 - Spectators see no piece ids until the end.
@@ -30,6 +32,13 @@ def _battle(battle: dict[str, Any] | None, ids: bool) -> dict[str, Any] | None:
         "result": battle["result"],
         "removed": list(battle["removed"]),
     }
+
+
+def _ply(ply: dict[str, Any] | None, ids: bool) -> dict[str, Any] | None:
+    if ply is None:
+        return None
+    return {"uid": ply["uid"], "from": ply["from"], "to": ply["to"],
+            "battle": _battle(ply["battle"], ids)}
 
 
 def _result(result: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -71,10 +80,8 @@ def view(state: State, seat: int | None) -> dict[str, JSON]:
         "submitted": {s: setups[s] is not None for s in ("0", "1")},
         "setups": {s: None if setups[s] is None else dict(setups[s]) for s in visible},
         "board": board,
-        "plies": [
-            {"uid": p["uid"], "from": p["from"], "to": p["to"], "battle": _battle(p["battle"], ids)}
-            for p in state["plies"]
-        ],
+        "ply": state["ply"],
+        "last_ply": _ply(state["last_ply"], ids),
         "plies_without_battle": state["quiet"],
         "removed": {
             s: [pieces[u]["piece"] for u in removed[s]] if ids else len(removed[s])

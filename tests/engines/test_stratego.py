@@ -577,7 +577,8 @@ def test_s20_views_after_s7a() -> None:
     assert all(p["piece"] is None for p in spectator["board"].values())
     battle = {"attacker": "r-e5", "defender": "b-e6", "attacker_piece": None,
               "defender_piece": None, "result": "attacker_wins", "removed": ["b-e6"]}
-    assert spectator["plies"] == [{"uid": "r-e5", "from": "e5", "to": "e6", "battle": battle}]
+    assert spectator["ply"] == 1
+    assert spectator["last_ply"] == {"uid": "r-e5", "from": "e5", "to": "e6", "battle": battle}
     assert spectator["removed"] == {"0": 0, "1": 1}
     assert spectator["setups"] == {}
     assert ENGINE.view_event(events[0], None)["battle"] == battle
@@ -587,7 +588,7 @@ def test_s20_views_after_s7a() -> None:
     for who in (None, 0, 1):
         view = ENGINE.view(state, who)
         assert all(p["piece"] is not None for p in view["board"].values())
-        assert view["plies"][0]["battle"]["attacker_piece"] == "colonel"
+        assert view["last_ply"]["battle"]["attacker_piece"] == "colonel"
         assert view["removed"] == {"0": [], "1": ["major"]}
         assert view["setups"]["0"] == {"a1": "flag", "b1": "sergeant", "e5": "colonel"}
         assert view["setups"]["1"] == {"e6": "major", "i10": "sergeant", "j10": "flag"}
@@ -710,8 +711,8 @@ def _assert_no_leak(state: dict) -> None:
     spectator = ENGINE.view(state, None)
     assert all(p["piece"] is None for p in spectator["board"].values())
     assert all(isinstance(n, int) for n in spectator["removed"].values())
-    assert all(p["battle"] is None or p["battle"]["attacker_piece"] is None
-               for p in spectator["plies"])
+    last = spectator["last_ply"]
+    assert last is None or last["battle"] is None or last["battle"]["attacker_piece"] is None
     assert spectator["setups"] == {}
     for seat in (0, 1):
         view = ENGINE.view(state, seat)
@@ -842,3 +843,23 @@ def test_random_playouts_never_leak(army: str, games: int) -> None:
             ENGINE.apply(state, seat, chooser.choice(list(ENGINE.legal_moves(state, seat))), RNG)
             _assert_no_leak(state)
         _check_finished(state)
+
+
+def test_state_and_view_do_not_grow_with_the_game() -> None:
+    """The state keeps the latest ply and a count, not the history (docs/games.md): a long
+    game's state stays under the 16 KB budget and its view under the opening view's size."""
+    for seed in range(100):
+        chooser = random.Random(seed)
+        state = ENGINE.setup({"army": "original"}, 2, RNG)
+        sizes, views = [], []
+        while state["phase"] != "game_over":
+            seat = chooser.choice(state["to_act"])
+            ENGINE.apply(state, seat, chooser.choice(list(ENGINE.legal_moves(state, seat))), RNG)
+            sizes.append(len(json.dumps(state, separators=(",", ":"))))
+            views.append(len(json.dumps(ENGINE.view(state, 0))))
+        if len(sizes) >= 600:
+            break
+    assert len(sizes) >= 600, "no random game long enough in 100 seeds"
+    assert state["ply"] == len(sizes) - 2  # two setups, then plies
+    assert max(sizes) <= 16 * 1024
+    assert max(views[300:]) <= max(views[:300]) + 200
