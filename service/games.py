@@ -150,7 +150,8 @@ def _draw_records(rng: AuditedRng, first_index: int, step: int, seq: int) -> lis
 
 
 def _event_record(seq: int, step: int, event: dict[str, Any]) -> str:
-    return json.dumps({"seq": seq, "step": step, "event": event})
+    """Stored compactly as [seq, step, event] (`Store.events` reads it back as a dict)."""
+    return json.dumps([seq, step, event], separators=(",", ":"))
 
 
 def _decision_fields(d: Decision) -> dict[str, str]:

@@ -9,12 +9,18 @@ Game keys (`game_key(gid, part)`):
 - `meta`     hash: ruleset, options, platform options, seats, status, step, to_act, head (last
              accepted seq), applied (last resolved seq), last_hash (receipt chain), events, result
 - `state`    string: the engine state as canonical JSON
-- `moves`    stream: entry `<seq>-0` with `env` (canonical envelope JSON), `h` (entry hash), `t`
+- `moves`    stream: entry `<seq>-0` with `env` (canonical envelope JSON), `h` (entry hash,
+             base64url), `t` (accepted at, Unix seconds); `entries` gives hex and ISO 8601
 - `nonces`   hash: nonce -> seq (duplicate nonces, idempotent re-posts)
 - `rejected` hash: seq -> {"code", "detail"} (a seq <= applied that is absent here was applied)
-- `events`   stream: entry `<n>-0` with `e` = {"seq", "step", "event"} (full; redacted on read)
+- `events`   stream: entry `<n>-0` with `e` = [seq, step, event] (full; redacted on read)
 - `draws`    list: every audited draw with its purpose, step and seq
-- `hashes`   list: "<seq> <state digest>" after the start (seq 0) and every resolved entry
+- `hashes`   list: "<seq> <state digest, base64url>" after the start (seq 0) and every applied
+             entry; `hashes()` gives hex digests
+
+Memory (issue 11): a move costs at most twice its envelope. Hence digests in base64url rather
+than hex, times as integers, compact event JSON; and streams in nodes of up to 16 KB
+(`STREAM_NODE_BYTES`, set on the embedded Redis; Redis's 4 KB default wastes ~10% per entry).
 - `secret`   hash: server_seed, game_seed (hex); never in an API response before the end
 - `scheduled` string: set while a resolve job for the game is waiting (no second job)
 - `lock`     string: the resolving worker's token (per-game ordering)
@@ -23,6 +29,8 @@ Game keys (`game_key(gid, part)`):
 
 from __future__ import annotations
 
+import base64
+import calendar
 import json
 import secrets
 import time
@@ -36,6 +44,7 @@ import redis
 PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
 GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
 NOTIFY_KEY = "parley:notify"  # set of game ids whose outbox may hold undispatched notices
+APPLIED_CHANNEL = "parley:applied"  # pub/sub: "<game id> <applied>" after every commit
 
 
 def game_key(gid: str, part: str) -> str:
@@ -62,7 +71,8 @@ GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws",
               "secret", "scheduled", "lock", "outbox")
 
 # KEYS: meta, moves, nonces
-# ARGV: step, nonce, envelope (canonical JSON), previous entry hash, entry hash, accepted_at
+# ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
+#       (base64url), accepted_at (Unix seconds), entry hash (hex)
 # -> {"ok", seq} | {"dup", seq} | {"err", code} | {"retry"}
 ACCEPT_MOVE = """
 local seen = redis.call('HGET', KEYS[3], ARGV[2])
@@ -78,15 +88,17 @@ if (redis.call('HGET', KEYS[1], 'last_hash') or '') ~= ARGV[4] then return {'ret
 local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
 redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
 redis.call('HSET', KEYS[3], ARGV[2], seq)
-redis.call('HSET', KEYS[1], 'last_hash', ARGV[5])
+redis.call('HSET', KEYS[1], 'last_hash', ARGV[7])
 return {'ok', tostring(seq)}
 """
 
 # KEYS: meta, state, events, draws, rejected, hashes, outbox
 # ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
 #       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
-#       hashes (JSON array), notices (JSON array of strings)
+#       hashes (JSON array), notices (JSON array of strings), "<game id> <applied>"
 # -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
+# A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
+# as the load generator; nothing depends on it being heard).
 COMMIT = """
 if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
 redis.call('SET', KEYS[2], ARGV[3])
@@ -101,6 +113,7 @@ for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
 for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
 for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
 for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
+redis.call('PUBLISH', 'parley:applied', ARGV[10])
 return 1
 """
 
@@ -134,12 +147,37 @@ return 0
 """
 
 
+#: `stream-node-max-bytes` for the embedded Redis (see the module docstring).
+STREAM_NODE_BYTES = 16384
+
+
 def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return iso(int(time.time()))
+
+
+def iso(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def iso_seconds(text: str) -> int:
+    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _b64(hex_digest: str) -> str:
+    return base64.urlsafe_b64encode(bytes.fromhex(hex_digest)).rstrip(b"=").decode()
+
+
+def _hex(b64_digest: str) -> str:
+    return base64.urlsafe_b64decode(b64_digest + "=" * (-len(b64_digest) % 4)).hex()
 
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(9).replace('-', 'x').replace('_', 'y')}"
+
+
+def _entry_fields(stored: dict[str, str]) -> dict[str, str]:
+    """A move-stream entry as readers use it: env, h (hex), t (ISO 8601)."""
+    return {"env": stored["env"], "h": _hex(stored["h"]), "t": iso(int(stored["t"]))}
 
 
 class Store:
@@ -232,7 +270,8 @@ class Store:
                entry_hash: str, accepted_at: str) -> list[str]:
         return self._accept(
             keys=[game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces")],
-            args=[step, nonce, envelope, prev_hash, entry_hash, accepted_at],
+            args=[step, nonce, envelope, prev_hash, _b64(entry_hash), iso_seconds(accepted_at),
+                  entry_hash],
         )
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
@@ -247,9 +286,10 @@ class Store:
             self.r.sadd(NOTIFY_KEY, gid)
         keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
                                            "hashes", "outbox")]
+        stored = [f"{seq} {_b64(digest)}" for seq, digest in (h.split(" ") for h in hashes)]
         args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
-                json.dumps(draws), json.dumps(rejected), json.dumps(hashes),
-                json.dumps(list(notices))]
+                json.dumps(draws), json.dumps(rejected), json.dumps(stored),
+                json.dumps(list(notices)), f"{gid} {meta.get('applied', '0')}"]
         return bool(self._commit(keys=keys, args=args))
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
@@ -257,7 +297,7 @@ class Store:
         if last < first:
             return []
         raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
-        return [(int(eid.split("-")[0]), fields) for eid, fields in raw]
+        return [(int(eid.split("-")[0]), _entry_fields(f)) for eid, f in raw]
 
     def accept_context(self, gid: str, key_id: str, nonce: str
                        ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:
@@ -279,7 +319,11 @@ class Store:
 
     def events(self, gid: str, after: int, count: int) -> list[tuple[int, dict[str, Any]]]:
         raw = self.r.xrange(game_key(gid, "events"), f"({after}-0", "+", count=count)
-        return [(int(eid.split("-")[0]), json.loads(f["e"])) for eid, f in raw]
+        out = []
+        for eid, f in raw:
+            seq, step, event = json.loads(f["e"])
+            out.append((int(eid.split("-")[0]), {"seq": seq, "step": step, "event": event}))
+        return out
 
     def draws(self, gid: str) -> list[dict[str, Any]]:
         return [json.loads(d) for d in self.r.lrange(game_key(gid, "draws"), 0, -1)]
@@ -288,7 +332,7 @@ class Store:
         out = []
         for item in self.r.lrange(game_key(gid, "hashes"), 0, -1):
             seq, digest = item.split(" ")
-            out.append((int(seq), digest))
+            out.append((int(seq), _hex(digest)))
         return out
 
     def game_ids(self, offset: int = 0, count: int = 100) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -168,3 +169,32 @@ def test_setup_twice_gets_the_engines_code(client, run_jobs) -> None:
     run_jobs()
     _problem(post_move(client, gid, players[0], 0, {"type": "setup", "placement": RED_SETUP}),
              409, "setup_already_submitted")
+
+
+def test_a_commit_is_announced_and_stored_compactly(app, client, game, run_jobs) -> None:
+    """Every commit publishes "<game> <applied>" on the applied channel; the stored entry keeps
+    its hash in base64url and its time in Unix seconds, and readers get hex and ISO back."""
+    from service.store import APPLIED_CHANNEL, game_key
+
+    gid, players = game
+    store = app.extensions["parley_store"]
+    sub = store.r.pubsub(ignore_subscribe_messages=True)
+    sub.subscribe(APPLIED_CHANNEL)
+    resp = post_move(client, gid, players[0], 0, {"type": "move", "from": "a4", "to": "a5"})
+    receipt = resp.get_json()["receipt"]
+    run_jobs()
+    heard = []
+    deadline = time.monotonic() + 5
+    while f"{gid} 3" not in heard and time.monotonic() < deadline:
+        msg = sub.get_message(timeout=0.5)  # None for the subscription's confirmation, too
+        if msg is not None:
+            heard.append(msg["data"])
+    sub.close()
+    assert f"{gid} 3" in heard
+
+    raw = store.r.xrange(game_key(gid, "moves"), "3-0", "3-0")[0][1]
+    assert len(raw["h"]) == 43 and raw["t"].isdigit()
+    fields = store.entries(gid, 3, 3)[0][1]
+    assert fields["h"] == receipt["entry_hash"] and fields["t"] == receipt["accepted_at"]
+    assert store.hashes(gid)[-1][0] == 3 and len(store.hashes(gid)[-1][1]) == 64
+    assert store.events(gid, 0, 100)[-1][1]["event"]["type"] == "ply"

@@ -71,7 +71,7 @@ def _damage(store, gid: str, what: str) -> None:
         r.set(game_key(gid, "state"), json.dumps(state, sort_keys=True, separators=(",", ":")))
     elif what == "hashes":
         seq, _ = r.lindex(game_key(gid, "hashes"), -1).split(" ")
-        r.lset(game_key(gid, "hashes"), -1, f"{seq} {'0' * 64}")
+        r.lset(game_key(gid, "hashes"), -1, f"{seq} {'A' * 43}")  # 32 zero bytes
     elif what == "applied":
         head = int(r.hget(game_key(gid, "meta"), "head"))
         r.hset(game_key(gid, "meta"), "applied", head + 1)
@@ -88,9 +88,10 @@ def _damage(store, gid: str, what: str) -> None:
         draw["result"] = list(reversed(draw["result"]))
         r.lset(game_key(gid, "draws"), 0, json.dumps(draw))
     elif what == "envelope":  # rewrite entry 3's envelope, every stream id kept
-        entries = store.entries(gid, 1, 10**9)
+        entries = r.xrange(game_key(gid, "moves"))  # as stored
         r.delete(game_key(gid, "moves"))
-        for seq, fields in entries:
+        for eid, fields in entries:
+            seq = int(eid.split("-")[0])
             if seq == 3:
                 env = json.loads(fields["env"])
                 env["payload"]["issued_at"] = "2030-01-01T00:00:00Z"
