@@ -35,7 +35,7 @@ from service.config import Config
 from service.games import Game, load_game
 from service.moves import append_server_move
 from service.queue import enqueue_resolve
-from service.store import NOTIFY_KEY, Store, game_key, now_iso
+from service.store import NOTIFY_KEY, Store, game_key, now_iso, player_key
 
 log = logging.getLogger(__name__)
 
@@ -68,26 +68,48 @@ def iso(epoch: float | None) -> str | None:
 
 # ---- 2. flush: notices -> deliveries ----------------------------------------------------------
 
-def flush(store: Store, queue: Queue, config: Config, gid: str) -> int:
+def flush(store: Store, queue: Queue, config: Config, gid: str,
+          game: Game | None = None) -> int:
     """Turn the game's recorded notices into deliveries; returns how many notices it took.
 
-    Runs under the game's lock so that two flushes never trim each other's notices.
+    Runs under the game's lock so that two flushes never trim each other's notices. A resolve
+    job calls it while it still holds the lock, passing the game it loaded (its players are
+    what matter here); without `game` the flush takes the lock itself.
     """
-    outbox = game_key(gid, "outbox")
-    if not store.r.llen(outbox):
+    if game is not None:
+        return _flush_locked(store, queue, config, gid, game)
+    if not store.r.llen(game_key(gid, "outbox")):
         store.r.srem(NOTIFY_KEY, gid)
         return 0
     with store.lock(gid, wait=2) as got:
         if not got:
             return 0  # the holder's job flushes after it; the sweep repairs the rest
-        items = store.r.lrange(outbox, 0, -1)
-        game = load_game(store, gid)
-        if game is not None:
-            for raw in items:
-                _dispatch(store, queue, config, game, json.loads(raw))
-        store.r.ltrim(outbox, len(items), -1)
-    store.r.srem(NOTIFY_KEY, gid)
-    if store.r.llen(outbox):  # a commit added notices meanwhile
+        return _flush_locked(store, queue, config, gid, load_game(store, gid))
+
+
+def _flush_locked(store: Store, queue: Queue, config: Config, gid: str,
+                  game: Game | None) -> int:
+    """The flush proper, in three round trips when no player has mail or webhooks: the
+    outbox with every seated player's record and webhook ids, then the trim."""
+    outbox = game_key(gid, "outbox")
+    players = [p for p in (game.players if game is not None else []) if p]
+    pipe = store.r.pipeline(transaction=False)
+    pipe.lrange(outbox, 0, -1)
+    for pid in players:
+        pipe.hgetall(player_key(pid))
+        pipe.smembers(webhooks.player_webhooks_key(pid))
+    items, *found = pipe.execute()
+    if items and game is not None:
+        reach = {pid: (found[2 * i], sorted(found[2 * i + 1]))
+                 for i, pid in enumerate(players)}
+        for raw in items:
+            _dispatch(store, queue, config, game, json.loads(raw), reach)
+    pipe = store.r.pipeline(transaction=False)
+    if items:
+        pipe.ltrim(outbox, len(items), -1)
+    pipe.srem(NOTIFY_KEY, gid)
+    pipe.llen(outbox)
+    if pipe.execute()[-1]:  # a commit added notices meanwhile
         store.r.sadd(NOTIFY_KEY, gid)
     return len(items)
 
@@ -97,19 +119,22 @@ def pending_games(store: Store) -> list[str]:
 
 
 def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
-              notice: dict[str, Any]) -> None:
+              notice: dict[str, Any],
+              reach: dict[str, tuple[dict[str, str], list[str]]]) -> None:
+    """One notice -> a delivery per target; `reach`: player -> (record, webhook ids)."""
     kind, seat = notice["type"], notice["seat"]
     if kind == notices.TURN_STARTED and notice.get("deadline"):
         schedule_deadline(store, queue, game, notice["step"], notice["deadline"])
     pid = game.players[seat] if 0 <= seat < len(game.players) else None
-    if pid is None:
+    if pid is None or pid not in reach:
         return
+    player, hook_ids = reach[pid]
     targets: list[tuple[str, str | None]] = []
-    player = store.player(pid) or {}
     if player.get("email") and kind in notices.MAIL_TYPES:
         targets.append(("mail", None))
-    for hook in webhooks.of_player(store, pid):
-        if webhooks.subscribed(hook, kind):
+    for wid in hook_ids:
+        hook = webhooks.get(store, wid)
+        if hook and webhooks.subscribed(hook, kind):
             targets.append(("webhook", hook["id"]))
     for channel, wid in targets:
         did = delivery_id(game.id, notice, wid or "mail")
@@ -439,14 +464,16 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
         return "reminded"
     policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
     state = json.loads(store.r.get(game_key(gid, "state")) or "null") if policy == "skip" else None
+    fresh = False
     for seat in late:
         move = game.engine.default_move(state, seat) if state is not None else None
         try:
-            append_server_move(store, server_key, gid, seat, step, move or {"type": "resign"})
+            fresh |= append_server_move(store, server_key, gid, seat, step,
+                                        move or {"type": "resign"}).schedule
         except Exception as err:  # the step moved on meanwhile: the seat was not late after all
             log.info("game %s: timeout action for seat %d not taken: %s", gid, seat, err)
     _record(store, gid, [notices.notice(notices.TIMED_OUT, s, step) for s in late])
-    if store.mark_pending(gid):
+    if fresh or store.mark_pending(gid):
         enqueue_resolve(queue, gid)
     log.info("game %s: step %d timed out for seats %s (%s)", gid, step, late, policy)
     return "timed_out"

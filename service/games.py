@@ -18,7 +18,7 @@ from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service import notices, signing
-from service.store import Store, game_key, now_iso, player_games_key
+from service.store import Store, now_iso, player_games_key
 
 log = logging.getLogger(__name__)
 
@@ -204,26 +204,41 @@ def _finish_fields(result: dict[str, Any]) -> dict[str, str]:
             "to_act": "[]"}
 
 
+@dataclass
+class Resolved:
+    """What one resolve did: entries resolved, and whether it caught up with the stream."""
+
+    count: int
+    caught_up: bool
+    game: Game | None = None
+
+
 def resolve_pending(store: Store, gid: str) -> int:
-    """Apply the game's pending entries in order and commit them atomically; returns how many.
+    """Apply the game's pending entries in order and commit them atomically; returns how many."""
+    return resolve(store, gid).count
+
+
+def resolve(store: Store, gid: str) -> Resolved:
+    """Apply up to BATCH pending entries in order and commit them atomically.
 
     The caller holds the game's lock. The commit is guarded by `applied`, so a worker that lost
     its lock (it stalled past the lock's expiry) writes nothing and a later job redoes the work.
+    One round trip reads everything (`Store.read_for_resolve`), one commits.
     """
-    meta, state_json = store.meta_and_state(gid)
+    meta, state_json, entries, draw_index, server_seed = store.read_for_resolve(gid, BATCH)
     if not meta:
-        return 0
+        return Resolved(0, True)
     if meta["status"] == "full":
         start_game(store, gid)
-        meta, state_json = store.meta_and_state(gid)
+        meta, state_json, entries, draw_index, server_seed = store.read_for_resolve(gid, BATCH)
     game = Game.from_meta(gid, meta)
     if game.applied >= game.head or state_json is None:
-        return 0
-    last = min(game.head, game.applied + BATCH)
-    entries = store.entries(gid, game.applied + 1, last)
+        return Resolved(0, game.status != "full", game)
+    last = entries[-1][0]
     engine = game.engine
     state = json.loads(state_json)
-    seed = seed_of(store, game)
+    seed = game_seed(bytes.fromhex(server_seed or ""), gid,
+                     [game.raw[f"client_seed:{i}"] for i in range(game.seats)])
     result = game.result
     events: list[str] = []
     draws: list[str] = []
@@ -235,7 +250,6 @@ def resolve_pending(store: Store, gid: str) -> int:
         rejected[str(seq)] = json.dumps({"code": code, "detail": detail})
         told.append(notices.rejection_notice(seat, step, seq, code, detail))
 
-    draw_index = store.r.llen(game_key(gid, "draws"))
     dumped = state_json
     for seq, fields in entries:
         envelope = json.loads(fields["env"])
@@ -280,7 +294,7 @@ def resolve_pending(store: Store, gid: str) -> int:
     if not ok:
         log.warning("game %s: commit of %d..%d lost the race; nothing written",
                     gid, game.applied + 1, last)
-        return 0
+        return Resolved(0, False, game)
     log.info("game %s: resolved %d..%d (%d rejected)", gid, game.applied + 1, last,
              len(rejected))
-    return len(entries)
+    return Resolved(len(entries), last >= game.head, game)

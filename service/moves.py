@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from service.errors import (
 )
 from service.games import Game, load_game
 from service.schemas.moves import EnvelopeSchema
-from service.store import PENDING_KEY, Store, game_key, now_iso
+from service.store import Store, game_key, iso
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,8 @@ class Accepted:
     seq: int
     created: bool
     receipt: dict[str, Any]
+    #: this append set the game's `scheduled` flag: the caller must enqueue a resolve job
+    schedule: bool = False
 
 
 def parse_envelope(body: bytes) -> dict[str, Any]:
@@ -128,15 +131,12 @@ def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
             canonical_env: str, prev: str | None = None) -> Accepted:
     """Append through the accepting script; `prev` is the chain head the caller read (if any)."""
     digest = signing.sha256_hex(canonical_env.encode("utf-8"))
-    # into the sweep's index *before* the append: a web process that dies between the append
-    # and scheduling leaves the move to the sweep (an entry refused here leaves a harmless mark)
-    store.r.sadd(PENDING_KEY, gid)
     for _ in range(50):  # the chain head moves only when another move is accepted meanwhile
         if prev is None:
             prev = store.r.hget(game_key(gid, "meta"), "last_hash") or ""
         entry_hash = signing.chain_hash(prev, digest)
-        accepted_at = now_iso()
-        res = store.accept(gid, step, nonce, canonical_env, prev, entry_hash, accepted_at)
+        now = int(time.time())
+        res = store.accept(gid, step, nonce, canonical_env, prev, entry_hash, now)
         kind = res[0]
         if kind == "retry":
             prev = None
@@ -150,10 +150,12 @@ def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
             raise Conflict("The game is not active.", code=code)
         seq = int(res[1])
         if kind == "ok":
-            fields = {"h": entry_hash, "t": accepted_at}
-        else:  # an idempotent re-post that raced its first post: the stored entry's receipt
-            fields = store.entries(gid, seq, seq)[0][1]
-        return Accepted(seq, kind == "ok", receipt(server_key, gid, seq, fields))
+            return Accepted(seq, True, receipt(server_key, gid, seq,
+                                               {"h": entry_hash, "t": iso(now)}),
+                            schedule=res[2] == "1")
+        # an idempotent re-post that raced its first post: the stored entry's receipt
+        return Accepted(seq, False, receipt(server_key, gid, seq,
+                                            store.entries(gid, seq, seq)[0][1]))
     raise Conflict("Too many concurrent moves; try again.", code="busy")
 
 

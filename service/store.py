@@ -30,7 +30,6 @@ than hex, times as integers, compact event JSON; and streams in nodes of up to 1
 from __future__ import annotations
 
 import base64
-import calendar
 import json
 import secrets
 import time
@@ -70,10 +69,11 @@ def token_key(token_hash: str) -> str:
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
               "secret", "scheduled", "lock", "outbox")
 
-# KEYS: meta, moves, nonces
+# KEYS: meta, moves, nonces, scheduled
 # ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
 #       (base64url), accepted_at (Unix seconds), entry hash (hex)
-# -> {"ok", seq} | {"dup", seq} | {"err", code} | {"retry"}
+# -> {"ok", seq, fresh} | {"dup", seq} | {"err", code} | {"retry"}
+# fresh = "1" when this append set the game's `scheduled` flag: the caller enqueues the job.
 ACCEPT_MOVE = """
 local seen = redis.call('HGET', KEYS[3], ARGV[2])
 if seen then
@@ -89,7 +89,8 @@ local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
 redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
 redis.call('HSET', KEYS[3], ARGV[2], seq)
 redis.call('HSET', KEYS[1], 'last_hash', ARGV[7])
-return {'ok', tostring(seq)}
+local fresh = redis.call('SET', KEYS[4], '1', 'NX', 'EX', 3600) and '1' or '0'
+return {'ok', tostring(seq), fresh}
 """
 
 # KEYS: meta, state, events, draws, rejected, hashes, outbox
@@ -115,6 +116,22 @@ for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
 for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
 redis.call('PUBLISH', 'parley:applied', ARGV[10])
 return 1
+"""
+
+# KEYS: meta, state, moves, draws, secret; ARGV: at most this many entries
+# -> {meta (flat), state | false, entries applied+1.. (XRANGE), draws count, server seed | false}
+# Everything a resolve needs, in one round trip (the caller holds the game's lock).
+READ_FOR_RESOLVE = """
+local meta = redis.call('HGETALL', KEYS[1])
+local applied = tonumber(redis.call('HGET', KEYS[1], 'applied') or '0')
+local head = tonumber(redis.call('HGET', KEYS[1], 'head') or '0')
+local entries = {}
+if head > applied then
+  local last = math.min(head, applied + tonumber(ARGV[1]))
+  entries = redis.call('XRANGE', KEYS[3], (applied + 1) .. '-0', last .. '-0')
+end
+return {meta, redis.call('GET', KEYS[2]), entries, redis.call('LLEN', KEYS[4]),
+        redis.call('HGET', KEYS[5], 'server_seed')}
 """
 
 # KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
@@ -159,10 +176,6 @@ def iso(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def iso_seconds(text: str) -> int:
-    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
-
-
 def _b64(hex_digest: str) -> str:
     return base64.urlsafe_b64encode(bytes.fromhex(hex_digest)).rstrip(b"=").decode()
 
@@ -189,6 +202,7 @@ class Store:
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
+        self._read = client.register_script(READ_FOR_RESOLVE)
 
     @classmethod
     def from_url(cls, url: str, cluster: bool = False) -> Store:
@@ -267,12 +281,36 @@ class Store:
         return "ok", int(res[1]), int(res[2])
 
     def accept(self, gid: str, step: int, nonce: str, envelope: str, prev_hash: str,
-               entry_hash: str, accepted_at: str) -> list[str]:
-        return self._accept(
-            keys=[game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces")],
-            args=[step, nonce, envelope, prev_hash, _b64(entry_hash), iso_seconds(accepted_at),
-                  entry_hash],
-        )
+               entry_hash: str, accepted_at: int) -> list[str]:
+        """Append one entry (the ACCEPT_MOVE script), one round trip in all.
+
+        The game goes into the sweep's pending index first, in the same pipeline: a web
+        process that dies after the append leaves the move to the sweep (an entry refused here
+        leaves a harmless mark). The script sets the game's `scheduled` flag itself, so an
+        accepted move needs no further command unless it must enqueue a job (`fresh`).
+        """
+        keys = [game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces"),
+                game_key(gid, "scheduled")]
+        args = [step, nonce, envelope, prev_hash, _b64(entry_hash), accepted_at, entry_hash]
+        return self._after(self._accept, keys, args, sadd=(PENDING_KEY, gid))
+
+    def _after(self, script: Any, keys: list[str], args: list[Any],
+               sadd: tuple[str, str] | None) -> Any:
+        """`SADD sadd` then the script, in one round trip; the script's reply.
+
+        EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
+        round trip on every execute.
+        """
+        for _ in range(2):
+            pipe = self.r.pipeline(transaction=False)
+            if sadd:
+                pipe.sadd(*sadd)
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            try:
+                return pipe.execute()[-1]
+            except redis.exceptions.NoScriptError:  # a restarted or flushed Redis
+                self.r.script_load(script.script)
+        raise RuntimeError("a script cannot be loaded")
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
                events: list[str], draws: list[str], rejected: dict[str, str],
@@ -282,15 +320,14 @@ class Store:
         With notices, the game is added to the notify set *before* the commit, so a crash
         right after it still leaves the notices found by the sweep (an empty outbox is harmless).
         """
-        if notices:
-            self.r.sadd(NOTIFY_KEY, gid)
         keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
                                            "hashes", "outbox")]
         stored = [f"{seq} {_b64(digest)}" for seq, digest in (h.split(" ") for h in hashes)]
         args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
                 json.dumps(draws), json.dumps(rejected), json.dumps(stored),
                 json.dumps(list(notices)), f"{gid} {meta.get('applied', '0')}"]
-        return bool(self._commit(keys=keys, args=args))
+        return bool(self._after(self._commit, keys, args,
+                                sadd=(NOTIFY_KEY, gid) if notices else None))
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
         """Move-stream entries first..last (inclusive) as (seq, fields)."""
@@ -298,6 +335,16 @@ class Store:
             return []
         raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
         return [(int(eid.split("-")[0]), _entry_fields(f)) for eid, f in raw]
+
+    def read_for_resolve(self, gid: str, batch: int) -> tuple[
+            dict[str, str], str | None, list[tuple[int, dict[str, str]]], int, str | None]:
+        """(meta, state, entries applied+1.. up to `batch`, draws count, server seed)."""
+        keys = [game_key(gid, p) for p in ("meta", "state", "moves", "draws", "secret")]
+        flat, state, raw, draws, seed = self._read(keys=keys, args=[batch])
+        meta = dict(zip(flat[::2], flat[1::2], strict=True))
+        entries = [(int(eid.split("-")[0]), _entry_fields(dict(zip(f[::2], f[1::2], strict=True))))
+                   for eid, f in raw]
+        return meta, state, entries, int(draws), seed
 
     def accept_context(self, gid: str, key_id: str, nonce: str
                        ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:
@@ -392,7 +439,8 @@ class Store:
         self.r.srem(PENDING_KEY, gid)
 
     @contextmanager
-    def lock(self, gid: str, wait: float, ttl_ms: int = 5_000) -> Iterator[bool]:
+    def lock(self, gid: str, wait: float, ttl_ms: int = 5_000,
+             clear_scheduled: bool = False) -> Iterator[bool]:
         """Hold the game's lock (yields False if not obtained within `wait` seconds).
 
         The TTL only matters when a holder dies (kill -9): short, so the game waits little.
@@ -403,7 +451,12 @@ class Store:
         key = game_key(gid, "lock")
         deadline = time.monotonic() + wait
         got = False
-        while True:
+        if clear_scheduled:  # a resolve job: the flag goes first, in the same round trip
+            pipe = self.r.pipeline(transaction=False)
+            pipe.delete(game_key(gid, "scheduled"))
+            pipe.set(key, token, nx=True, px=ttl_ms)
+            got = bool(pipe.execute()[1])
+        while not got:
             if self.r.set(key, token, nx=True, px=ttl_ms):
                 got = True
                 break

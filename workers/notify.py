@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from service import dispatch
+from service.games import Game
 from service.serverkey import load_server_key
 from service.store import Store
 from workers import context
@@ -21,9 +22,10 @@ def _server_key() -> Any:
     return load_server_key(context.config().SERVER_KEY_PATH)  # cached per path
 
 
-def flush(store: Store, queue: Any, gid: str) -> int:
-    """Turn the game's recorded notices into delivery jobs; returns how many notices."""
-    return dispatch.flush(store, queue, context.config(), gid)
+def flush(store: Store, queue: Any, gid: str, game: Game | None = None) -> int:
+    """Turn the game's recorded notices into delivery jobs; returns how many notices.
+    With `game`, the caller holds the game's lock (see `dispatch.flush`)."""
+    return dispatch.flush(store, queue, context.config(), gid, game=game)
 
 
 def sweep(store: Store, queue: Any) -> int:

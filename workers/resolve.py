@@ -22,7 +22,7 @@ import logging
 import os
 import time
 
-from service.games import BATCH, load_game, resolve_pending, start_game
+from service.games import BATCH, load_game, resolve, start_game
 from service.queue import claim_waiting, enqueue_resolve
 from service.store import Store
 from workers import context, notify
@@ -66,28 +66,32 @@ def resolve_game(gid: str) -> int:
 
 
 def drain(gid: str, wait: float) -> int | None:
-    """Resolve one game as its own job would: flag cleared first, then under the game's lock.
+    """Resolve one game as its own job would: flag cleared first, then under the game's lock;
+    the notices its commits recorded are dispatched before the lock is released.
 
     Returns how many entries it resolved, or None if the lock stayed busy (a job follows)."""
     store = context.store()
-    store.clear_scheduled(gid)
     total = 0
-    with store.lock(gid, wait=wait, ttl_ms=LOCK_TTL_MS) as got:
+    caught_up = False
+    with store.lock(gid, wait=wait, ttl_ms=LOCK_TTL_MS, clear_scheduled=True) as got:
         if not got:
             # another worker holds the game for longer than we waited: make sure a job follows
             if wait > 0:
                 log.warning("game %s: lock busy; rescheduling", gid)
             _reschedule(store, gid)
             return None
+        game = None
         while True:
-            done = resolve_pending(store, gid)
-            total += done
-            if done < BATCH:
+            done = resolve(store, gid)
+            total += done.count
+            game = done.game or game
+            if done.count < BATCH:
+                caught_up = done.caught_up
                 break
-    game = load_game(store, gid)
-    if game is not None and game.applied >= game.head and game.status != "full":
+        if game is not None:  # the commits recorded what must be told
+            notify.flush(store, context.queue(), gid, game=game)
+    if caught_up:
         store.done_pending(gid)
-    notify.flush(store, context.queue(), gid)  # the commits recorded what must be told
     return total
 
 

@@ -37,13 +37,17 @@ class Moves(MethodView):
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
         if accepted.created:
             body = {"id": accepted.seq, "status": "queued"}
+            if accepted.schedule:  # no resolve job was waiting for this game
+                enqueue_resolve(deps.queue(), game)
         else:
             body = move_status(store, get_game_or_404(store, game), accepted.seq)
-        # a re-post of a move still queued schedules it too: the first post may have stored it
-        # and then lost Redis or its process before marking the game pending (the client saw
-        # no 202 and retried); mark_pending is a no-op while a job is waiting
-        if body["status"] == "queued" and store.mark_pending(game):
-            enqueue_resolve(deps.queue(), game)
+            if body["status"] == "queued":
+                # a re-post of a move still queued: the first post may have stored it and
+                # then lost its process before the enqueue (the client saw no 202 and
+                # retried). The flag cannot tell a waiting job from a lost one, so enqueue one
+                # anyway: at worst a second job finds nothing left to do.
+                store.force_scheduled(game)
+                enqueue_resolve(deps.queue(), game)
         location = url_for("moves.MoveResource", game=game, move=accepted.seq)
         body = {**body, "location": location, "receipt": accepted.receipt}
         body.pop("code", None)

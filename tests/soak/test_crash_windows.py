@@ -31,15 +31,16 @@ def test_a_repost_schedules_a_move_stored_just_before_a_crash(app, client, run_j
     """Redis (or the web process) died after the accepting script but before the game was
     marked pending: the client saw no 202 and posts the same envelope again."""
     store, gid, accepted, body = _stored_just_before_a_crash(app, client, run_jobs)
-    # the sweep's index got the game before the append, so a sweep alone would find it; no
-    # job is scheduled yet
-    assert accepted.created and gid in store.pending_games()
-    assert store.r.get(game_key(gid, "scheduled")) is None
+    # the sweep's index got the game before the append, so a sweep alone would find it; the
+    # accepting script set the game's flag, but the job was never enqueued
+    assert accepted.created and accepted.schedule and gid in store.pending_games()
+    assert store.r.get(game_key(gid, "scheduled")) == "1"
+    assert app.extensions["parley_queue"].count == 0
 
     resp = client.post(f"/v1/games/{gid}/moves", data=body,
                        headers={"Content-Type": "application/json"})
     assert resp.status_code == 202 and resp.get_json()["id"] == accepted.seq
-    assert store.r.get(game_key(gid, "scheduled")) == "1"  # the re-post scheduled it
+    assert app.extensions["parley_queue"].count == 1  # the re-post enqueued the lost job
     assert run_jobs() == 1
     assert client.get(resp.headers["Location"]).get_json()["status"] == "applied"
 
