@@ -153,7 +153,8 @@ class System:
         import requests
 
         web = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
+            [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+             "--bind", f"127.0.0.1:{self.port}",
              "--workers", str(self.web_processes), "--log-level", "warning",
              "service.wsgi:app"], env=self.env, start_new_session=True)
         self.procs.append(web)

@@ -50,8 +50,9 @@ def run() -> int:
               f"appendfsync {appendfsync()})", flush=True)
     env.setdefault("PARLEY_DATA", str(config.DATA_DIR))
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{config.PORT}",
-         "--workers", os.environ.get("PARLEY_WEB_PROCESSES", "1"), "--graceful-timeout", "20",
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+         "--bind", f"127.0.0.1:{config.PORT}",
+         "--workers", os.environ.get("PARLEY_WEB_PROCESSES", "1"),
          "--access-logfile", "-", "service.wsgi:app"], env=env, start_new_session=True)
     # own sessions: a terminal's Ctrl-C reaches only this supervisor, which then stops the
     # children gracefully (SIGTERM) in order

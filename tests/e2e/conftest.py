@@ -69,7 +69,8 @@ def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
     env.pop("PARLEY_STORE_URL", None)
     srv = Server(f"http://127.0.0.1:{port}", env)
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+         "--bind", f"127.0.0.1:{port}", "--workers", "2",
          "--log-level", "warning", "service.wsgi:app"], env=env, start_new_session=True)
     srv.procs.append(web)
     _wait_http(srv.url, web)

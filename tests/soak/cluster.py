@@ -96,7 +96,8 @@ class Cluster:
 
     def start_web(self, wait: float = 60) -> None:
         self.web_proc = self._spawn(
-            "web", [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.web_port}",
+            "web", [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+                    "--bind", f"127.0.0.1:{self.web_port}",
                     "--workers", str(self.web_workers), "--timeout", "60",
                     "--log-level", "warning", "service.wsgi:app"])
         self.wait_web(wait)
