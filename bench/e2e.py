@@ -7,12 +7,22 @@ processes) and `--workers` `parley worker` processes of one worker class. Three 
    resolve jobs) as fast as they can for `--seconds`, and the same workers run them: jobs
    finished per second, from the first enqueue until the queue is empty.
 2. **Peak**: `--loaders` processes play `--games` concurrent Stratego games each (a finished
-   game is replaced by a new one), every move as a client does it: GET the seat's view (for its
-   `legal_moves`), sign, POST; the next move waits until this one is applied. Moves applied per
-   second, and submit->applied latency p50/p95/p99. Applied is seen by the load generator
-   reading the games' `applied` counters from Redis (one pipelined read of every move in flight
-   every half millisecond), so observing costs the web processes nothing.
+   game is replaced by a new one), every move as a client does it: GET the view of the seat to
+   act (for its `legal_moves`), sign, POST; the next move waits until this one is applied.
+   Moves applied per second, and submit->applied latency p50/p95/p99.
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
+
+The load generator is kept cheap per move, so that the figures measure the server rather than
+the client: plain `http.client` connections (one per game thread), one view GET per move (Stratego
+alternates seats: after seat s's move the seat to act is 1 - s; only a wrong guess costs a
+second GET), and no polling. "Applied" is pushed: every commit of a game's state publishes
+`"<game id> <applied>"` on `service.store.APPLIED_CHANNEL`, and a move with receipt id `seq` is
+applied once `applied >= seq`. An observer process (no GIL shared with the players) subscribes
+before the loaders start and times every move submitted in the phase from its POST to that
+message; in each loader one subscriber thread wakes the game thread waiting for its move.
+Neither costs the web processes anything. A missed message can't hang a run: a move not seen
+within a few seconds (the observer) or a second (the players) is checked once against the
+`applied` field of the game's meta hash, and waited for again if need be.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
 Also printed: moves per RQ job (the workers' successful-job counters) in the peak phase.
@@ -20,6 +30,8 @@ Also printed: moves per RQ job (the workers' successful-job counters) in the pea
 
 from __future__ import annotations
 
+import http.client
+import json
 import multiprocessing as mp
 import random
 import tempfile
@@ -27,148 +39,344 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 
 from bench.common import Figure, System, bundled_redis, main, percentile
+from service.store import APPLIED_CHANNEL
 
 TARGET_P99_MS = 50.0
+OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
+PLAYER_RECHECK = 1.0  # s: likewise for a game thread waiting for its own move
+APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
 
 
-# ---- the load generator (runs in its own process) -------------------------------------------
+# ---- the load generator (runs in its own processes) -----------------------------------------
 
 
-def _observer(redis_url: str, inbox: Any, out: Any) -> None:
-    """Its own process (no GIL shared with the players): watches the `applied` counter of every
-    move in flight with one pipelined read every half millisecond; reports latencies."""
+def _meta_key(gid: str) -> str:
+    return f"{{g:{gid}}}:meta"
+
+
+def _subscribe(r: redis.Redis) -> Any:
+    """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
+    nothing published afterwards is missed)."""
+    pubsub = r.pubsub()
+    pubsub.subscribe(APPLIED_CHANNEL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        msg = pubsub.get_message(timeout=1.0)
+        if msg and msg["type"] == "subscribe":
+            return pubsub
+    raise RuntimeError(f"no confirmation of the subscription to {APPLIED_CHANNEL}")
+
+
+def _parse_applied(data: bytes) -> tuple[str, int]:
+    gid, _, applied = data.rpartition(b" ")
+    return gid.decode(), int(applied)
+
+
+def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
+    """Its own process (no GIL shared with the players): times every (game, seq, t0) it is sent
+    from t0 to the first APPLIED_CHANNEL message with `applied >= seq`; reports latencies."""
     r = redis.Redis.from_url(redis_url)
-    waiting: dict[tuple[str, int], float] = {}
+    pubsub = _subscribe(r)
+    ready.set()
+    lock = threading.Lock()
+    pending: dict[str, dict[int, list[float]]] = {}  # gid -> seq -> [t0, next meta check]
+    recent: dict[str, list[tuple[int, float]]] = {}  # gid -> last messages (applied, time)
     latencies: list[tuple[float, float]] = []
-    done = False
-    while not done or waiting:
+    done = threading.Event()
+
+    def take() -> None:  # the moves submitted, from the loaders (maybe after they're applied)
+        while (item := inbox.get()) is not None:
+            gid, seq, t0 = item
+            with lock:
+                for applied, t in recent.get(gid, ()):
+                    if applied >= seq:
+                        latencies.append((t0, t - t0))
+                        break
+                else:
+                    pending.setdefault(gid, {})[seq] = [t0, t0 + OBSERVER_RECHECK]
+        done.set()
+
+    taker = threading.Thread(target=take, daemon=True)
+    taker.start()
+
+    def resolve(gid: str, applied: int, now: float) -> None:  # with lock held
+        waits = pending.get(gid)
+        if waits:
+            for seq in [s for s in waits if s <= applied]:
+                t0 = waits.pop(seq)[0]
+                latencies.append((t0, now - t0))
+            if not waits:
+                del pending[gid]
+
+    next_check = time.monotonic() + 0.5
+    give_up = None
+    while True:
+        msg = pubsub.get_message(timeout=0.2)
+        now = time.time()
+        if msg and msg["type"] == "message":
+            gid, applied = _parse_applied(msg["data"])
+            with lock:
+                history = recent.setdefault(gid, [])
+                history.append((applied, now))
+                if len(history) > 4:
+                    del history[0]
+                resolve(gid, applied, now)
+        if time.monotonic() >= next_check:  # the fallback for a missed message
+            next_check = time.monotonic() + 0.5
+            with lock:
+                due = [(gid, seq) for gid, waits in pending.items()
+                       for seq, (_t0, check) in waits.items() if check <= now]
+            if due:
+                pipe = r.pipeline(transaction=False)
+                for gid, _seq in due:
+                    pipe.hget(_meta_key(gid), "applied")
+                values = pipe.execute()
+                now = time.time()
+                with lock:
+                    for (gid, seq), value in zip(due, values, strict=True):
+                        if int(value or 0) >= seq:
+                            resolve(gid, seq, now)  # when it was seen: an upper bound
+                        elif seq in pending.get(gid, {}):
+                            pending[gid][seq][1] = now + OBSERVER_RECHECK
+            if done.is_set():
+                with lock:
+                    if not pending:
+                        break
+                # the loaders have finished: all their moves were applied (or given up on)
+                give_up = give_up or time.monotonic() + 2 * OBSERVER_RECHECK
+                if time.monotonic() > give_up:
+                    break
+    pubsub.close()
+    with lock:
+        out.put(list(latencies))
+
+
+class _Response:
+    def __init__(self, status: int, body: bytes) -> None:
+        self.status_code, self.body = status, body
+
+    @property
+    def text(self) -> str:
+        return self.body.decode(errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class _Http:
+    """One HTTP/1.1 connection (`http.client`), kept for a game thread's life: JSON bodies, the
+    whole response read every time. It reconnects by itself when the server closes (gunicorn's
+    sync workers close after every response), and retries a request once if a reused
+    connection turns out closed before it was answered."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port,
+                                               timeout=30)
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: dict[str, str] | None = None) -> _Response:
+        data = None
+        hdrs = dict(headers or ())
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs["Content-Type"] = "application/json"
+        for attempt in range(2):
+            reused = self.conn.sock is not None
+            try:
+                self.conn.request(method, path, body=data, headers=hdrs)
+                resp = self.conn.getresponse()
+                return _Response(resp.status, resp.read())
+            except (ConnectionResetError, BrokenPipeError, http.client.BadStatusLine):
+                self.conn.close()
+                if not reused or attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> _Response:
+        return self.request("POST", path, json, headers)
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> _Response:
+        return self.request("GET", path, None, headers)
+
+
+class _Applied:
+    """The latest `applied` of a loader's games, kept by one thread subscribed to
+    APPLIED_CHANNEL, which wakes the game thread waiting for its move."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.r = redis.Redis.from_url(redis_url)
+        self.lock = threading.Lock()
+        self.latest: dict[str, int] = {}  # only this loader's games
+        self.waiting: dict[str, tuple[int, threading.Event]] = {}
+        self.pubsub = _subscribe(self.r)  # before any game exists
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
         while True:
             try:
-                item = inbox.get_nowait()
-            except Exception:  # queue.Empty
-                break
-            if item is None:
-                done = True
-            else:
-                gid, seq, t0 = item
-                waiting[(gid, seq)] = t0
-        if waiting:
-            keys = list(waiting)
-            pipe = r.pipeline(transaction=False)
-            for gid, _seq in keys:
-                pipe.hget(f"{{g:{gid}}}:meta", "applied")
-            values = pipe.execute()
-            now = time.time()
-            for key, applied in zip(keys, values, strict=True):
-                if applied is not None and int(applied) >= key[1]:
-                    t0 = waiting.pop(key)
-                    latencies.append((t0, now - t0))
-        elif done:
-            break
-        time.sleep(0.0005)
-    out.put(latencies)
+                for msg in self.pubsub.listen():  # blocking reads; resubscribes on reconnect
+                    if msg["type"] == "message":
+                        self._heard(*_parse_applied(msg["data"]))
+            except Exception:  # meanwhile the game threads fall back on the meta hash
+                time.sleep(0.1)
+
+    def _heard(self, gid: str, applied: int) -> None:
+        with self.lock:
+            latest = self.latest.get(gid)
+            if latest is None:  # another loader's game
+                return
+            if applied > latest:
+                self.latest[gid] = applied
+            waiter = self.waiting.get(gid)
+            if waiter and applied >= waiter[0]:
+                del self.waiting[gid]
+                waiter[1].set()
+
+    def track(self, gid: str) -> None:
+        with self.lock:
+            self.latest.setdefault(gid, 0)
+
+    def forget(self, gid: str) -> None:
+        with self.lock:
+            self.latest.pop(gid, None)
+            self.waiting.pop(gid, None)
+
+    def wait(self, gid: str, seq: int, event: threading.Event) -> bool:
+        """True once move `seq` of `gid` is applied; False after APPLY_TIMEOUT."""
+        deadline = time.monotonic() + APPLY_TIMEOUT
+        with self.lock:
+            if self.latest.get(gid, 0) >= seq:
+                return True
+            event.clear()
+            self.waiting[gid] = (seq, event)
+        while True:
+            if event.wait(PLAYER_RECHECK):
+                return True
+            applied = int(self.r.hget(_meta_key(gid), "applied") or 0)  # a missed message?
+            with self.lock:
+                if applied >= seq or time.monotonic() > deadline:
+                    self.waiting.pop(gid, None)
+                    if gid in self.latest:
+                        self.latest[gid] = max(self.latest[gid], applied)
+                    return applied >= seq
 
 
 def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
             rate: float | None, army: str, seed: int, out: Any, observed: Any) -> None:
     """Play `games` games concurrently from `start` (wall clock) for `seconds`; report."""
-    import requests
-
     from tests.players import TestPlayer
-
-    class Http:
-        def __init__(self) -> None:
-            self.s = requests.Session()
-
-        def post(self, path: str, json: dict, headers: dict | None = None) -> Any:
-            return self.s.post(url + path, json=json, headers=headers, timeout=30)
-
-        def get(self, path: str, headers: dict | None = None) -> Any:
-            return self.s.get(url + path, headers=headers, timeout=30)
 
     stop_at = start + seconds
     errors: list[str] = []
     lock = threading.Lock()
+    applied = _Applied(redis_url)
+    interval = games / rate if rate else None  # per game
 
-    def new_game(http: Http, n: int) -> tuple[str, list[TestPlayer]]:
+    def error(text: str) -> None:
+        with lock:
+            errors.append(text)
+
+    def new_game(http: _Http, n: int) -> tuple[str, list[TestPlayer]]:
         players = [TestPlayer(f"l{seed}-{n}-{i}").register(http) for i in range(2)]
-        gid = http.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
-            "army": army, "red_player": "joined"}}, headers=players[0].auth).json()["id"]
+        resp = http.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
+            "army": army, "red_player": "joined"}}, headers=players[0].auth)
+        if resp.status_code != 201:
+            raise RuntimeError(f"create game: {resp.status_code} {resp.text[:200]}")
+        gid = resp.json()["id"]
         for p in players:
-            http.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
+            resp = http.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
+            if resp.status_code >= 300:
+                raise RuntimeError(f"join: {resp.status_code} {resp.text[:200]}")
         return gid, players
 
-    def submit(http: Http, gid: str, p: TestPlayer, seat: int, view: dict,
-               move: dict) -> int | None:
+    def get_view(http: _Http, gid: str, p: TestPlayer) -> dict | None:
+        resp = http.get(f"/v1/games/{gid}/view", headers=p.auth)
+        if resp.status_code != 200:
+            error(f"view {resp.status_code} {resp.text[:200]}")
+            return None
+        return resp.json()
+
+    def submit(http: _Http, gid: str, p: TestPlayer, view: dict, move: dict) -> int | None:
         """POST a move; the observer process times it; returns its seq."""
-        env = p.envelope(gid, seat, view["step"], move)
+        env = p.envelope(gid, view["seat"], view["step"], move)
         t0 = time.time()
         resp = http.post(f"/v1/games/{gid}/moves", json=env)
         if resp.status_code != 202:
-            with lock:
-                errors.append(f"{resp.status_code} {resp.text[:200]}")
+            error(f"{resp.status_code} {resp.text[:200]}")
             return None
         seq = resp.json()["id"]
         if start <= t0 < stop_at:
             observed.put((gid, seq, t0))
         return seq
 
-    def wait_applied(r: redis.Redis, gid: str, seq: int) -> bool:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if int(r.hget(f"{{g:{gid}}}:meta", "applied") or 0) >= seq:
-                return True
-            time.sleep(0.001)
-        with lock:
-            errors.append("not applied within 30 s")
-        return False
-
-    def play(n: int) -> None:
-        http = Http()
-        r = redis.Redis.from_url(redis_url)
-        chooser = random.Random(seed * 1000 + n)
-        interval = games_total_interval(rate)
-        next_slot = start + chooser.uniform(0, interval or 0)
-        game = 0
-        while time.time() < stop_at:
-            gid, players = new_game(http, n * 1000 + game)
-            game += 1
+    def play_game(http: _Http, n: int, chooser: random.Random, event: threading.Event,
+                  next_slot: list[float]) -> None:
+        gid, players = new_game(http, n)
+        applied.track(gid)
+        try:
             while time.time() < start:
                 time.sleep(0.01)
             setup = []
-            for seat, p in enumerate(players):
-                view = http.get(f"/v1/games/{gid}/view", headers=p.auth).json()
-                setup.append(submit(http, gid, p, seat, view, view["legal_moves"][0]))
+            for p in players:  # the secret setups: both seats at once
+                view = get_view(http, gid, p)
+                if view is None:
+                    return
+                setup.append(submit(http, gid, p, view, view["legal_moves"][0]))
             for seq in setup:
-                if seq:
-                    wait_applied(r, gid, seq)
+                if seq is None:
+                    return
+                if not applied.wait(gid, seq, event):
+                    error("not applied within 30 s")
+                    return
+            seat = 0  # Red (seat 0) moves first, then the seats alternate
             while time.time() < stop_at:
-                summary = None
-                for p in players:  # the seat to act: ask its own view
-                    view = http.get(f"/v1/games/{gid}/view", headers=p.auth).json()
-                    if view["status"] != "active":
-                        summary = view
-                        break
-                    if view["seat"] in view["to_act"]:
-                        break
-                if summary is not None:
-                    break
+                view = get_view(http, gid, players[seat])
+                if view is None or view["status"] != "active":
+                    return  # over: next game
+                if seat not in view["to_act"]:  # a wrong guess: ask the seat to act
+                    if not view["to_act"]:
+                        error(f"active game {gid} with no seat to act")
+                        return
+                    seat = view["to_act"][0]
+                    view = get_view(http, gid, players[seat])
+                    if view is None or view["status"] != "active":
+                        return
                 if interval:
-                    delay = next_slot - time.time()
+                    delay = next_slot[0] - time.time()
                     if delay > 0:
                         time.sleep(delay)
-                    next_slot = max(next_slot + interval, time.time())
-                sub = submit(http, gid, p, view["seat"], view,
+                    next_slot[0] = max(next_slot[0] + interval, time.time())
+                seq = submit(http, gid, players[seat], view,
                              chooser.choice(view["legal_moves"]))
-                if sub is None or not wait_applied(r, gid, sub):
-                    break
+                if seq is None:
+                    return
+                if not applied.wait(gid, seq, event):
+                    error("not applied within 30 s")
+                    return
+                seat = 1 - seat
+        finally:
+            applied.forget(gid)
 
-    def games_total_interval(total_rate: float | None) -> float | None:
-        return None if not total_rate else games / total_rate
+    def play(n: int) -> None:
+        http = _Http(url)
+        event = threading.Event()
+        chooser = random.Random(seed * 1000 + n)
+        next_slot = [start + chooser.uniform(0, interval or 0)]
+        game = 0
+        while time.time() < stop_at:
+            try:
+                play_game(http, n * 1000 + game, chooser, event, next_slot)
+            except Exception as exc:  # counted, and the thread plays on
+                error(f"{type(exc).__name__}: {exc}"[:300])
+                http.conn.close()
+                time.sleep(0.1)
+            game += 1
 
     threads = [threading.Thread(target=play, args=(n,), daemon=True) for n in range(games)]
     for t in threads:
@@ -230,9 +438,12 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
               rate: float | None, army: str) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    observed, latencies_out = ctx.Queue(), ctx.Queue()
-    observer = ctx.Process(target=_observer, args=(redis_url, observed, latencies_out))
+    observed, latencies_out, ready = ctx.Queue(), ctx.Queue(), ctx.Event()
+    observer = ctx.Process(target=_observer, args=(redis_url, observed, latencies_out, ready))
     observer.start()
+    if not ready.wait(60):  # subscribed before any move is posted
+        observer.terminate()
+        raise RuntimeError("the observer did not subscribe")
     start = time.time() + 3 + games * loaders * 0.05  # time to register and create the games
     share = rate / loaders if rate else None  # each loader paces its own games
     procs = [ctx.Process(target=_loader, args=(url, redis_url, games, start, seconds, share,
