@@ -234,6 +234,9 @@ def resolve(store: Store, gid: str) -> Resolved:
     game = Game.from_meta(gid, meta)
     if game.applied >= game.head or state_json is None:
         return Resolved(0, game.status != "full", game)
+    if not entries:  # head says there is more, the stream disagrees: damage, for `parley fsck`
+        log.error("game %s: entries after %d are missing from the move stream", gid, game.applied)
+        return Resolved(0, False, game)
     last = entries[-1][0]
     engine = game.engine
     state = json.loads(state_json)

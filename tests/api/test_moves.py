@@ -198,3 +198,18 @@ def test_a_commit_is_announced_and_stored_compactly(app, client, game, run_jobs)
     assert fields["h"] == receipt["entry_hash"] and fields["t"] == receipt["accepted_at"]
     assert store.hashes(gid)[-1][0] == 3 and len(store.hashes(gid)[-1][1]) == 64
     assert store.events(gid, 0, 100)[-1][1]["event"]["type"] == "ply"
+
+
+def test_a_resolve_refuses_a_stream_that_lost_its_pending_entries(app, client, game) -> None:
+    """`head` says a move is pending but the stream lost it (damage): nothing is applied or
+    skipped, and `parley fsck` is left to report it."""
+    from service.games import resolve_pending
+    from service.store import game_key
+
+    gid, players = game
+    store = app.extensions["parley_store"]
+    post_move(client, gid, players[0], 0, {"type": "move", "from": "a4", "to": "a5"})
+    before = _meta(app, gid)
+    store.r.xdel(game_key(gid, "moves"), f"{before['head']}-0")
+    assert resolve_pending(store, gid) == 0
+    assert _meta(app, gid)["applied"] == before["applied"]
