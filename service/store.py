@@ -17,14 +17,14 @@ Game keys (`game_key(gid, part)`):
 - `draws`    list: every audited draw with its purpose, step and seq
 - `hashes`   list: "<seq> <state digest, base64url>" after the start (seq 0) and every applied
              entry; `hashes()` gives hex digests
-
-Memory (issue 11): a move costs at most twice its envelope. Hence digests in base64url rather
-than hex, times as integers, compact event JSON; and streams in nodes of up to 16 KB
-(`STREAM_NODE_BYTES`, set on the embedded Redis; Redis's 4 KB default wastes ~10% per entry).
 - `secret`   hash: server_seed, game_seed (hex); never in an API response before the end
 - `scheduled` string: set while a resolve job for the game is waiting (no second job)
 - `lock`     string: the resolving worker's token (per-game ordering)
 - `outbox`   list: notices a commit recorded ({"type", "seat", "step", ...}) until dispatched
+
+Memory (issue 11): a move costs at most twice its envelope. Hence digests in base64url rather
+than hex, times as integers, compact event JSON; and streams in nodes of up to 16 KB
+(`STREAM_NODE_BYTES`, set on the embedded Redis; Redis's 4 KB default wastes ~10% per entry).
 """
 
 from __future__ import annotations
@@ -400,10 +400,6 @@ class Store:
     def force_scheduled(self, gid: str) -> None:
         """Set the flag whatever its state: the sweep enqueues a job unconditionally."""
         self.r.set(game_key(gid, "scheduled"), "1", ex=3600)
-
-    def clear_scheduled(self, gid: str) -> None:
-        """Called by a resolve job before it reads the move stream, so no wakeup is lost."""
-        self.r.delete(game_key(gid, "scheduled"))
 
     def reindex_pending(self, page: int = 1000) -> int:
         """Put every game with unresolved entries back into the pending index; returns how
