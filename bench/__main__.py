@@ -14,7 +14,7 @@ import time
 
 from bench.common import Figure, table
 
-BENCHMARKS = ("engines", "flat", "accept", "e2e", "memory")
+BENCHMARKS = ("engines", "flat", "accept", "e2e", "drain", "memory")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -167,6 +168,10 @@ class System:
                 if web.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("web process did not start") from None
                 time.sleep(0.1)
+        return self.start_workers()
+
+    def start_workers(self) -> System:
+        """The `parley worker` processes (alone: a system without web processes)."""
         for _ in range(self.workers):
             self.start_worker()
         return self
@@ -190,6 +195,21 @@ class System:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         self.procs.clear()
+
+
+def subscribe_applied(r: redis.Redis) -> Any:
+    """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
+    nothing published afterwards is missed)."""
+    from service.store import APPLIED_CHANNEL
+
+    pubsub = r.pubsub()
+    pubsub.subscribe(APPLIED_CHANNEL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        msg = pubsub.get_message(timeout=1.0)
+        if msg and msg["type"] == "subscribe":
+            return pubsub
+    raise RuntimeError(f"no confirmation of the subscription to {APPLIED_CHANNEL}")
 
 
 def flush(redis_url: str) -> None:

@@ -43,8 +43,7 @@ from urllib.parse import urlsplit
 
 import redis
 
-from bench.common import Figure, System, bundled_redis, main, percentile
-from service.store import APPLIED_CHANNEL
+from bench.common import Figure, System, bundled_redis, main, percentile, subscribe_applied
 
 TARGET_P99_MS = 50.0
 OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
@@ -59,19 +58,6 @@ def _meta_key(gid: str) -> str:
     return f"{{g:{gid}}}:meta"
 
 
-def _subscribe(r: redis.Redis) -> Any:
-    """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
-    nothing published afterwards is missed)."""
-    pubsub = r.pubsub()
-    pubsub.subscribe(APPLIED_CHANNEL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        msg = pubsub.get_message(timeout=1.0)
-        if msg and msg["type"] == "subscribe":
-            return pubsub
-    raise RuntimeError(f"no confirmation of the subscription to {APPLIED_CHANNEL}")
-
-
 def _parse_applied(data: bytes) -> tuple[str, int]:
     gid, _, applied = data.rpartition(b" ")
     return gid.decode(), int(applied)
@@ -81,7 +67,7 @@ def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
     """Its own process (no GIL shared with the players): times every (game, seq, t0) it is sent
     from t0 to the first APPLIED_CHANNEL message with `applied >= seq`; reports latencies."""
     r = redis.Redis.from_url(redis_url)
-    pubsub = _subscribe(r)
+    pubsub = subscribe_applied(r)
     ready.set()
     lock = threading.Lock()
     pending: dict[str, dict[int, list[float]]] = {}  # gid -> seq -> [t0, next meta check]
@@ -214,7 +200,7 @@ class _Applied:
         self.lock = threading.Lock()
         self.latest: dict[str, int] = {}  # only this loader's games
         self.waiting: dict[str, tuple[int, threading.Event]] = {}
-        self.pubsub = _subscribe(self.r)  # before any game exists
+        self.pubsub = subscribe_applied(self.r)  # before any game exists
         threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
