@@ -89,8 +89,8 @@ def flush(store: Store, queue: Queue, config: Config, gid: str,
 
 def _flush_locked(store: Store, queue: Queue, config: Config, gid: str,
                   game: Game | None) -> int:
-    """The flush proper, in three round trips when no player has mail or webhooks: the
-    outbox with every seated player's record and webhook ids, then the trim."""
+    """The flush proper, in two round trips when no player has mail or webhooks: the outbox
+    with every seated player's record and webhook ids, then the trim."""
     outbox = game_key(gid, "outbox")
     players = [p for p in (game.players if game is not None else []) if p]
     pipe = store.r.pipeline(transaction=False)

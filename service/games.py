@@ -137,11 +137,13 @@ def load_game(store: Store, gid: str) -> Game | None:
     return Game.from_meta(gid, meta) if meta else None
 
 
-def seed_of(store: Store, game: Game) -> bytes:
-    """The game seed (HMAC of the server seed over the game id and the client seeds)."""
-    server_seed = bytes.fromhex(store.secret(game.id)["server_seed"])
+def seed_of(store: Store, game: Game, server_seed_hex: str | None = None) -> bytes:
+    """The game seed (HMAC of the server seed over the game id and the client seeds); the
+    server seed is read from the game's secret hash unless the caller has it already."""
+    if server_seed_hex is None:
+        server_seed_hex = store.secret(game.id)["server_seed"]
     client_seeds = [game.raw[f"client_seed:{i}"] for i in range(game.seats)]
-    return game_seed(server_seed, game.id, client_seeds)
+    return game_seed(bytes.fromhex(server_seed_hex), game.id, client_seeds)
 
 
 def _draw_records(rng: AuditedRng, first_index: int, step: int, seq: int) -> list[str]:
@@ -240,8 +242,9 @@ def resolve(store: Store, gid: str) -> Resolved:
     last = entries[-1][0]
     engine = game.engine
     state = json.loads(state_json)
-    seed = game_seed(bytes.fromhex(server_seed or ""), gid,
-                     [game.raw[f"client_seed:{i}"] for i in range(game.seats)])
+    if server_seed is None:
+        raise RuntimeError(f"game {gid} has no server seed")
+    seed = seed_of(store, game, server_seed)
     result = game.result
     events: list[str] = []
     draws: list[str] = []
