@@ -58,8 +58,9 @@ def same_hash(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode("ascii"), b.encode("ascii"))
 
 
-def authenticate(required: bool = True) -> Caller | None:
-    """The request's bearer token resolved to its player (None when optional and absent)."""
+def bearer_digest(required: bool = True) -> str | None:
+    """The hash of the request's bearer token, not yet looked up (None when optional and
+    absent): for a handler that reads the token's player with its other data at once."""
     header = request.headers.get("Authorization", "")
     if not header:
         if required:
@@ -69,11 +70,23 @@ def authenticate(required: bool = True) -> Caller | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("Malformed Authorization header; expected a Bearer token.",
                            code="bad_token")
-    digest = hash_token(token.strip())
-    pid = current_app.extensions["parley_store"].player_for_token(digest)
+    return hash_token(token.strip())
+
+
+def known_token(pid: str | None) -> str:
+    """The player a token hash resolved to; a 401 if it resolved to none."""
     if pid is None:
         raise Unauthorized("Unknown or revoked token.", code="bad_token")
-    return Caller(pid, digest)
+    return pid
+
+
+def authenticate(required: bool = True) -> Caller | None:
+    """The request's bearer token resolved to its player (None when optional and absent)."""
+    digest = bearer_digest(required)
+    if digest is None:
+        return None
+    return Caller(known_token(current_app.extensions["parley_store"].player_for_token(digest)),
+                  digest)
 
 
 def current_player(required: bool = True) -> str | None:

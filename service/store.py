@@ -257,12 +257,16 @@ class Store:
     def meta(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "meta"))
 
-    def meta_and_state(self, gid: str) -> tuple[dict[str, str], str | None]:
+    def view_context(self, gid: str, token_hash: str | None
+                     ) -> tuple[dict[str, str], str | None, str | None]:
+        """(meta, state, the token's player) in one round trip: a seat's view per move."""
         pipe = self.r.pipeline(transaction=False)
         pipe.hgetall(game_key(gid, "meta"))
         pipe.get(game_key(gid, "state"))
-        meta, state = pipe.execute()
-        return meta, state
+        if token_hash is not None:
+            pipe.get(token_key(token_hash))
+        meta, state, *pid = pipe.execute()
+        return meta, state, pid[0] if pid else None
 
     def secret(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "secret"))

@@ -16,7 +16,7 @@ from engines.registry import RULESETS, get_engine
 from service import dispatch
 from service.api import deps
 from service.api.deps import PROBLEM
-from service.auth import current_player
+from service.auth import bearer_digest, current_player, known_token
 from service.errors import Conflict, InvalidRequest, NotFound
 from service.games import PLATFORM_EVENTS, Game, create_game, load_game, start_game
 from service.limits import RATE_LIMITED, check_open_games, config, track_open_game
@@ -173,9 +173,11 @@ class View(MethodView):
     def get(self, game: str) -> dict:
         """The caller's seat view with its legal moves, or a spectator's view without a seated
         token. Nothing the caller may not see is in it."""
-        pid = current_player(required=False)
+        digest = bearer_digest(required=False)
         store = deps.store()
-        meta, state_json = store.meta_and_state(game)
+        meta, state_json, pid = store.view_context(game, digest)  # one round trip per view
+        if digest is not None:
+            known_token(pid)
         if not meta:
             raise NotFound("No such game.", code="game_not_found")
         record = Game.from_meta(game, meta)

@@ -107,6 +107,15 @@ def test_views_say_which_seat_and_hide_the_other_setup(client, run_jobs) -> None
     assert audit["server_seed"] is None
 
 
+def test_a_view_with_an_unknown_token_is_refused_before_the_game_is_looked_up(client) -> None:
+    gid, _ = new_game(client, options=DUEL)
+    bad = {"Authorization": "Bearer not-a-token"}
+    for path in (f"/v1/games/{gid}/view", "/v1/games/g_nosuchgame/view"):
+        resp = client.get(path, headers=bad)
+        assert resp.status_code == 401 and resp.get_json()["code"] == "bad_token"
+    assert client.get("/v1/games/g_nosuchgame/view").get_json()["code"] == "game_not_found"
+
+
 def test_games_list_is_the_callers(client) -> None:
     gid, players = new_game(client, options=DUEL)
     for p in players.values():
