@@ -12,6 +12,7 @@ Target: >= 1,000 requests/s per web process.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -21,7 +22,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.common import Figure, bundled_redis, main
-from bench.games import Player, stratego_game
+from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.moves import submit_move
 from service.store import Store, game_key
@@ -31,21 +32,9 @@ TARGET = 1000
 
 def _game_in_play(store: Store) -> tuple[str, list[Player], int, dict]:
     """An Original game after both setups: (game, players, step, a legal move of Red)."""
-    import json
-
-    from service.games import resolve_pending
-    from service.signing import dump_state  # noqa: F401  (the store's format)
-
-    engine = get_engine("stratego")
-    gid, players = stratego_game(store)
-    key = Ed25519PrivateKey.generate()
-    for seat in (0, 1):
-        state = json.loads(store.r.get(game_key(gid, "state")))
-        move = next(engine.legal_moves(state, seat))
-        submit_move(store, gid, players[seat].envelope(gid, seat, state["step"], move), key)
-    resolve_pending(store, gid)
+    gid, players = stratego_in_play(store, Ed25519PrivateKey.generate())
     state = json.loads(store.r.get(game_key(gid, "state")))
-    return gid, players, state["step"], next(engine.legal_moves(state, 0))
+    return gid, players, state["step"], next(get_engine("stratego").legal_moves(state, 0))
 
 
 def run(runs: int | None = None, quick: bool = False, count: int | None = None,

@@ -197,6 +197,13 @@ class System:
         self.procs.clear()
 
 
+def jobs_done(conn: redis.Redis) -> int:
+    """RQ jobs finished so far by the registered workers (their own counters)."""
+    from rq import Worker
+
+    return sum(w.successful_job_count for w in Worker.all(connection=conn))
+
+
 def subscribe_applied(r: redis.Redis) -> Any:
     """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
     nothing published afterwards is missed)."""

@@ -31,19 +31,12 @@ import redis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rq import Queue
 
-from bench.common import Figure, System, bundled_redis, main, subscribe_applied
-from bench.games import Player, stratego_game
+from bench.common import Figure, System, bundled_redis, jobs_done, main, subscribe_applied
+from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
-from service.games import resolve_pending
 from service.moves import submit_move
 from service.queue import RESOLVE_FUNC, RESOLVE_TIMEOUT, resolve_job_id
 from service.store import Store, game_key
-
-
-def _jobs_done(conn: redis.Redis) -> int:
-    from rq import Worker
-
-    return sum(w.successful_job_count for w in Worker.all(connection=conn))
 
 
 def noop_backlog(redis_url: str, jobs: int) -> float:
@@ -51,34 +44,17 @@ def noop_backlog(redis_url: str, jobs: int) -> float:
     conn = redis.Redis.from_url(redis_url)
     queue = Queue("parley", connection=conn)
     data = [Queue.prepare_data("bench.noop.noop", result_ttl=0) for _ in range(jobs)]
-    before = _jobs_done(conn)
+    before = jobs_done(conn)
     t = time.perf_counter()
     queue.enqueue_many(data)
     while queue.count or queue.started_job_registry.count:
         time.sleep(0.002)
     elapsed = time.perf_counter() - t
     for _ in range(100):  # the workers' counters lag a little behind the queue
-        if _jobs_done(conn) - before >= jobs:
+        if jobs_done(conn) - before >= jobs:
             break
         time.sleep(0.01)
     return jobs / elapsed
-
-
-def _games_in_play(store: Store, count: int, server_key: Any) -> list[tuple[str, list[Player]]]:
-    """`count` Original games after both setups (resolved in this process)."""
-    engine = get_engine("stratego")
-    games = []
-    for _ in range(count):
-        gid, players = stratego_game(store)
-        for seat in (0, 1):
-            state = json.loads(store.r.get(game_key(gid, "state")))
-            move = next(engine.legal_moves(state, seat))
-            submit_move(store, gid, players[seat].envelope(gid, seat, state["step"], move),
-                        server_key)
-        resolve_pending(store, gid)
-        store.r.delete(game_key(gid, "scheduled"))  # no job was enqueued for the setups
-        games.append((gid, players))
-    return games
 
 
 def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Player]]],
@@ -105,7 +81,7 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
     data = [Queue.prepare_data(RESOLVE_FUNC, (gid,), job_id=resolve_job_id(gid),
                                timeout=RESOLVE_TIMEOUT, result_ttl=0) for gid in fresh]
     moves = len(waiting)
-    before = _jobs_done(conn)
+    before = jobs_done(conn)
     t = time.perf_counter()
     queue.enqueue_many(data)
     deadline = time.monotonic() + 120
@@ -121,7 +97,7 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
     if waiting:
         raise RuntimeError(f"{len(waiting)} moves not applied within 120 s")
     time.sleep(0.2)  # the last job's counter
-    return moves, elapsed, _jobs_done(conn) - before
+    return moves, elapsed, jobs_done(conn) - before
 
 
 def run(runs: int | None = None, quick: bool = False, games: int | None = None,
@@ -144,7 +120,7 @@ def run(runs: int | None = None, quick: bool = False, games: int | None = None,
                             web_processes=0, workers=workers).start_workers()
             try:
                 time.sleep(1.0)  # workers registered
-                in_play = _games_in_play(store, games, server_key)
+                in_play = [stratego_in_play(store, server_key) for _ in range(games)]
                 noop_rates, move_rates, per = [], [], []
                 chooser = random.Random(n)
                 for _ in range(rounds):

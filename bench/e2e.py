@@ -43,7 +43,15 @@ from urllib.parse import urlsplit
 
 import redis
 
-from bench.common import Figure, System, bundled_redis, main, percentile, subscribe_applied
+from bench.common import (
+    Figure,
+    System,
+    bundled_redis,
+    jobs_done,
+    main,
+    percentile,
+    subscribe_applied,
+)
 
 TARGET_P99_MS = 50.0
 OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
@@ -388,13 +396,6 @@ def _enqueuer(redis_url: str, start: float, seconds: float, out: Any) -> None:
 # ---- the phases -----------------------------------------------------------------------------
 
 
-def _jobs_done(redis_url: str) -> int:
-    from rq import Worker
-
-    conn = redis.Redis.from_url(redis_url)
-    return sum(w.successful_job_count for w in Worker.all(connection=conn))
-
-
 def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
     from rq import Queue
 
@@ -403,20 +404,21 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
     start = time.time() + 2
     procs = [ctx.Process(target=_enqueuer, args=(redis_url, start, seconds, out))
              for _ in range(loaders)]
-    before = _jobs_done(redis_url)
+    conn = redis.Redis.from_url(redis_url)
+    before = jobs_done(conn)
     for p in procs:
         p.start()
     enqueued = sum(out.get() for _ in procs)
     for p in procs:
         p.join()
-    q = Queue("parley", connection=redis.Redis.from_url(redis_url))
+    q = Queue("parley", connection=conn)
     while q.count or q.started_job_registry.count:
         time.sleep(0.005)
     elapsed = time.time() - start
-    done = _jobs_done(redis_url) - before
+    done = jobs_done(conn) - before
     if done < enqueued:  # the workers' counters lag a little behind the queue
         time.sleep(0.5)
-        done = _jobs_done(redis_url) - before
+        done = jobs_done(conn) - before
     return min(done, enqueued) / elapsed
 
 
@@ -436,12 +438,12 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
                                                army, n, out, observed)) for n in range(loaders)]
     for p in procs:
         p.start()
-    jobs_before = None
+    conn = redis.Redis.from_url(redis_url)
     while time.time() < start:
         time.sleep(0.05)
-    jobs_before = _jobs_done(redis_url)
+    jobs_before = jobs_done(conn)
     reports = [out.get(timeout=seconds + 300) for _ in procs]
-    jobs = _jobs_done(redis_url) - jobs_before
+    jobs = jobs_done(conn) - jobs_before
     for p in procs:
         p.join()
     observed.put(None)

@@ -60,6 +60,23 @@ def stratego_game(store: Store, army: str = "original") -> tuple[str, list[Playe
     return game.id, players
 
 
+def stratego_in_play(store: Store, server_key: Any,
+                     army: str = "original") -> tuple[str, list[Player]]:
+    """A Stratego game after both setups (each the first listed placement), resolved in this
+    process. No resolve job was enqueued for the setups, so the game's `scheduled` flag the
+    accepting script set is cleared: the next accepted move asks for a job, as in service."""
+    engine = get_engine("stratego")
+    gid, players = stratego_game(store, army)
+    for seat in (0, 1):
+        state = json.loads(store.r.get(game_key(gid, "state")))
+        move = next(engine.legal_moves(state, seat))
+        submit_move(store, gid, players[seat].envelope(gid, seat, state["step"], move),
+                    server_key)
+    resolve_pending(store, gid)
+    store.r.delete(game_key(gid, "scheduled"))
+    return gid, players
+
+
 def long_stratego_moves(army: str, at_least: int, seed: int = 0) -> list[tuple[int, dict]]:
     """The (seat, move) list of a random Stratego game of at least `at_least` moves."""
     engine = get_engine("stratego")

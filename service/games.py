@@ -192,7 +192,7 @@ def start_game(store: Store, gid: str) -> bool:
                                       result, meta.get("deadline"), started=True)
     ok = store.commit(
         gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0), {},
-        [f"0 {signing.sha256_hex(dumped.encode())}"], told,
+        [(0, signing.sha256_hex(dumped.encode()))], told,
     )
     if ok:
         for player in players:
@@ -248,7 +248,7 @@ def resolve(store: Store, gid: str) -> Resolved:
     result = game.result
     events: list[str] = []
     draws: list[str] = []
-    hashes: list[str] = []
+    hashes: list[tuple[int, str]] = []
     rejected: dict[str, str] = {}
     told: list[str] = []
 
@@ -279,7 +279,7 @@ def resolve(store: Store, gid: str) -> Resolved:
         draws.extend(_draw_records(rng, draw_index, step, seq))
         draw_index += len(rng.draws)
         dumped = signing.dump_state(state)
-        hashes.append(f"{seq} {signing.sha256_hex(dumped.encode())}")
+        hashes.append((seq, signing.sha256_hex(dumped.encode())))
         result = engine.result(state)
         if result is not None:
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))

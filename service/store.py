@@ -96,7 +96,8 @@ return {'ok', tostring(seq), fresh}
 # KEYS: meta, state, events, draws, rejected, hashes, outbox
 # ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
 #       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
-#       hashes (JSON array), notices (JSON array of strings), "<game id> <applied>"
+#       hashes (JSON array), notices (JSON array of strings), APPLIED_CHANNEL,
+#       "<game id> <applied>"
 # -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
 # A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
 # as the load generator; nothing depends on it being heard).
@@ -114,7 +115,7 @@ for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
 for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
 for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
 for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
-redis.call('PUBLISH', 'parley:applied', ARGV[10])
+redis.call('PUBLISH', ARGV[10], ARGV[11])
 return 1
 """
 
@@ -188,9 +189,10 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(9).replace('-', 'x').replace('_', 'y')}"
 
 
-def _entry_fields(stored: dict[str, str]) -> dict[str, str]:
-    """A move-stream entry as readers use it: env, h (hex), t (ISO 8601)."""
-    return {"env": stored["env"], "h": _hex(stored["h"]), "t": iso(int(stored["t"]))}
+def _entry(eid: str, stored: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """A move-stream entry as readers use it: (seq, {env, h (hex), t (ISO 8601)})."""
+    return int(eid.split("-")[0]), {"env": stored["env"], "h": _hex(stored["h"]),
+                                     "t": iso(int(stored["t"]))}
 
 
 class Store:
@@ -318,7 +320,7 @@ class Store:
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
                events: list[str], draws: list[str], rejected: dict[str, str],
-               hashes: list[str], notices: list[str] = ()) -> bool:
+               hashes: list[tuple[int, str]], notices: list[str] = ()) -> bool:
         """Write one resolution atomically if `meta[guard[0]] == guard[1]`.
 
         With notices, the game is added to the notify set *before* the commit, so a crash
@@ -326,10 +328,10 @@ class Store:
         """
         keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
                                            "hashes", "outbox")]
-        stored = [f"{seq} {_b64(digest)}" for seq, digest in (h.split(" ") for h in hashes)]
+        stored = [f"{seq} {_b64(digest)}" for seq, digest in hashes]
         args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
                 json.dumps(draws), json.dumps(rejected), json.dumps(stored),
-                json.dumps(list(notices)), f"{gid} {meta.get('applied', '0')}"]
+                json.dumps(list(notices)), APPLIED_CHANNEL, f"{gid} {meta.get('applied', '0')}"]
         return bool(self._after(self._commit, keys, args,
                                 sadd=(NOTIFY_KEY, gid) if notices else None))
 
@@ -338,7 +340,7 @@ class Store:
         if last < first:
             return []
         raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
-        return [(int(eid.split("-")[0]), _entry_fields(f)) for eid, f in raw]
+        return [_entry(eid, f) for eid, f in raw]
 
     def read_for_resolve(self, gid: str, batch: int) -> tuple[
             dict[str, str], str | None, list[tuple[int, dict[str, str]]], int, str | None]:
@@ -346,8 +348,7 @@ class Store:
         keys = [game_key(gid, p) for p in ("meta", "state", "moves", "draws", "secret")]
         flat, state, raw, draws, seed = self._read(keys=keys, args=[batch])
         meta = dict(zip(flat[::2], flat[1::2], strict=True))
-        entries = [(int(eid.split("-")[0]), _entry_fields(dict(zip(f[::2], f[1::2], strict=True))))
-                   for eid, f in raw]
+        entries = [_entry(eid, dict(zip(f[::2], f[1::2], strict=True))) for eid, f in raw]
         return meta, state, entries, int(draws), seed
 
     def accept_context(self, gid: str, key_id: str, nonce: str
@@ -457,10 +458,8 @@ class Store:
             pipe.set(key, token, nx=True, px=ttl_ms)
             got = bool(pipe.execute()[1])
         while not got:
-            if self.r.set(key, token, nx=True, px=ttl_ms):
-                got = True
-                break
-            if time.monotonic() >= deadline:
+            got = bool(self.r.set(key, token, nx=True, px=ttl_ms))
+            if got or time.monotonic() >= deadline:
                 break
             time.sleep(0.005)
         try:
