@@ -34,7 +34,7 @@ from service import mail, notices, webhooks
 from service.config import Config
 from service.games import Game, load_game
 from service.moves import append_server_move
-from service.queue import enqueue_resolve
+from service.queue import wake
 from service.store import NOTIFY_KEY, Store, game_key, now_iso, player_key
 
 log = logging.getLogger(__name__)
@@ -474,7 +474,7 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
             log.info("game %s: timeout action for seat %d not taken: %s", gid, seat, err)
     _record(store, gid, [notices.notice(notices.TIMED_OUT, s, step) for s in late])
     if fresh or store.mark_pending(gid):
-        enqueue_resolve(queue, gid)
+        wake(queue, gid)
     log.info("game %s: step %d timed out for seats %s (%s)", gid, step, late, policy)
     return "timed_out"
 

@@ -1,40 +1,80 @@
-"""RQ's side: the queue connection (separate from the game store) and job enqueueing.
+"""RQ's side: the queue connection (separate from the game store), job enqueueing, and the
+resolvers' hand-off list.
 
-Resolve jobs carry their game in their id (`resolve-<game id>-<random>`), so that a running
-resolve job can take over other games' waiting jobs straight from the queue (`claim_waiting`):
-under load one RQ job then resolves the moves of several games (docs/performance.md).
+A game with new work is *woken* (`wake`), never enqueued directly. If a resolve job is running
+or waiting (a live *drainer*), the game goes onto the queue's ready list, which that job drains
+before it ends; only when no drainer is live (or the list has grown long for the drainers
+there are) does the wake enqueue an RQ job. Under load, one RQ job then resolves the moves of
+many games, and the web process pays one short script per wake instead of an RQ enqueue
+(docs/performance.md, "Drainers").
+
+Drainers are leases in a sorted set (member: the job id, score: when the lease expires). A
+wake that enqueues a job registers the job's lease in the same script, so the waiting job
+already counts; a running job renews its lease whenever it takes a game; a dead one's lease
+expires (`START_TTL_MS` for a job still waiting, `RUN_TTL_MS` for a running one), and the next
+wake or the sweep enqueues a new job. A drainer leaves only through `LEAVE`, which refuses
+while the list holds games: no game is pushed after its last drainer has looked.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import time
 
 import redis
-from redis.commands.core import Script
 from rq import Queue, Retry
-from rq.job import Job
 
-#: a resolve job drains one game (and maybe others, bounded); it waits for a lock at most
-#: PARLEY_LOCK_WAIT seconds
+#: a resolve job drains its game, then the ready list (bounded); it waits for a game's lock
+#: at most PARLEY_LOCK_WAIT seconds
 RESOLVE_TIMEOUT = 120
 RESOLVE_FUNC = "workers.resolve.resolve_game"
 RESOLVE_PREFIX = "resolve-"
+#: a waiting job's lease: if no worker starts it by then, the next wake enqueues another
+START_TTL_MS = int(os.environ.get("PARLEY_DRAIN_START_TTL_MS", "5000"))
+#: a running job's lease, renewed at every game it takes (longer than one game's drain)
+RUN_TTL_MS = int(os.environ.get("PARLEY_DRAIN_RUN_TTL_MS", "6000"))
+#: a wake enqueues one more job when the list holds this many games per live drainer
+BACKLOG_PER_DRAINER = int(os.environ.get("PARLEY_DRAIN_BACKLOG", "32"))
 
-# KEYS: the queue's list; ARGV: how many ids to look at, the job-hash key prefix, the id prefix
-# -> the ids of the resolve jobs taken off the queue (at most one), their hashes deleted.
-# Atomic: a job id still in the queue list has not been dequeued by any worker (RQ moves it to
-# its intermediate list first), so a claimed job will never run; its caller now does its work.
-CLAIM = """
-local ids = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-local plen = string.len(ARGV[3])
-for _, id in ipairs(ids) do
-  if string.sub(id, 1, plen) == ARGV[3] then
-    redis.call('LREM', KEYS[1], 0, id)
-    redis.call('DEL', ARGV[2] .. id)
-    return {id}
-  end
+# KEYS: ready list, drainers zset; ARGV: game id, now (ms), job id, start TTL (ms), backlog
+# -> 1: enqueue the job `job id` for the game (its lease is registered) | 0: the game is queued
+WAKE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+local live = redis.call('ZCARD', KEYS[2])
+if live > 0 and redis.call('LLEN', KEYS[1]) < live * tonumber(ARGV[5]) then
+  redis.call('RPUSH', KEYS[1], ARGV[1])
+  return 0
 end
-return {}
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[4]), ARGV[3])
+return 1
+"""
+
+# KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms)
+# -> the next game id (the lease renewed) | false (the list is empty)
+TAKE = """
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
+return redis.call('LPOP', KEYS[1])
+"""
+
+# KEYS: ready list, drainers zset; ARGV: job id, now (ms), must stop ("1"/"0"),
+#       continuation job id, start TTL (ms)
+# -> {"game", id}: not left, the list had this game (only when not forced to stop)
+#    {"left", id}: left; games remain and no drainer is live: enqueue the continuation job
+#                  for game `id` (taken off the list; the job's lease is registered)
+#    {"left", ""}: left
+LEAVE = """
+local gid = redis.call('LPOP', KEYS[1])
+if gid and ARGV[3] == '0' then return {'game', gid} end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+if not gid then return {'left', ''} end
+if redis.call('ZCARD', KEYS[2]) > 0 then
+  redis.call('LPUSH', KEYS[1], gid)
+  return {'left', ''}
+end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[5]), ARGV[4])
+return {'left', gid}
 """
 
 
@@ -48,39 +88,83 @@ def make_queue(url: str, name: str) -> Queue:
     return Queue(name, connection=queue_connection(url))
 
 
+def ready_key(queue: Queue) -> str:
+    return f"parley:resolve:{queue.name}:ready"
+
+
+def drainers_key(queue: Queue) -> str:
+    return f"parley:resolve:{queue.name}:drainers"
+
+
 def resolve_job_id(gid: str) -> str:
     """A fresh id naming the game: ids are never reused (a finished job deletes its hash)."""
     return f"{RESOLVE_PREFIX}{gid}-{secrets.token_hex(6)}"
 
 
-def game_of_job(job_id: str) -> str | None:
-    """The game id a resolve job's id names, or None for another kind of job."""
-    if not job_id.startswith(RESOLVE_PREFIX):
-        return None
-    gid, sep, _ = job_id[len(RESOLVE_PREFIX):].rpartition("-")
-    return gid if sep and gid else None
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
-def enqueue_resolve(queue: Queue, gid: str) -> None:
-    """One resolve job for the game (the caller made sure no other is waiting)."""
-    queue.enqueue(RESOLVE_FUNC, gid, job_id=resolve_job_id(gid), job_timeout=RESOLVE_TIMEOUT,
-                  result_ttl=0, failure_ttl=7 * 86400,
+def _run(queue: Queue, script: str, args: list[object]) -> object:
+    """Run one of this module's scripts on the queue's connection (EVALSHA, loaded once)."""
+    conn = queue.connection
+    cached = _scripts.get((id(conn), script))
+    if cached is None:
+        cached = _scripts[(id(conn), script)] = conn.register_script(script)
+    return cached(keys=[ready_key(queue), drainers_key(queue)], args=args, client=conn)
+
+
+_scripts: dict[tuple[int, str], object] = {}
+
+
+def enqueue_resolve(queue: Queue, gid: str, job_id: str | None = None) -> None:
+    """One resolve job for the game; use `wake` (it decides whether a job is needed)."""
+    queue.enqueue(RESOLVE_FUNC, gid, job_id=job_id or resolve_job_id(gid),
+                  job_timeout=RESOLVE_TIMEOUT, result_ttl=0, failure_ttl=7 * 86400,
                   retry=Retry(max=5, interval=[1, 2, 5, 10, 30]))
 
 
-def claim_waiting(queue: Queue, look: int = 16) -> str | None:
-    """Take the oldest waiting resolve job among the first `look` of the queue off the queue,
-    so that it never runs; returns its game id (the caller now owes that game a drain), or None.
-    """
-    global _claim
-    if _claim is None:
-        _claim = queue.connection.register_script(CLAIM)
-    res = _claim(keys=[queue.key], args=[look, Job.redis_job_namespace_prefix, RESOLVE_PREFIX],
-                 client=queue.connection)
-    if not res:
+def wake(queue: Queue, gid: str) -> bool:
+    """Have the game resolved: onto a live drainer's ready list, or a new RQ job if none is
+    live. The caller made sure no wake of this game is outstanding (its `scheduled` flag).
+    Returns True if it enqueued a job."""
+    job_id = resolve_job_id(gid)
+    if not _run(queue, WAKE, [gid, _now_ms(), job_id, START_TTL_MS, BACKLOG_PER_DRAINER]):
+        return False
+    enqueue_resolve(queue, gid, job_id)
+    return True
+
+
+def take(queue: Queue, job_id: str) -> str | None:
+    """A drainer's next game from the ready list (its lease renewed), or None."""
+    gid = _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS])
+    return _text(gid) if gid else None
+
+
+def wait_ready(queue: Queue, seconds: float) -> str | None:
+    """Block up to `seconds` for a game pushed onto the ready list (the lease must outlast it).
+
+    Under a millisecond it does not block at all: Redis reads a timeout that rounds to 0 ms as
+    "block forever"."""
+    if seconds < 0.001:
         return None
-    job_id = res[0].decode() if isinstance(res[0], bytes) else res[0]
-    return game_of_job(job_id)
+    got = queue.connection.blpop([ready_key(queue)], timeout=round(seconds, 3))
+    return _text(got[1]) if got else None
 
 
-_claim: Script | None = None  # registered once; run on the caller's connection
+def leave(queue: Queue, job_id: str, stop: bool) -> str | None:
+    """End a drainer: None once its lease is gone, or the game it must drain first (the list
+    was not empty; never when `stop`). If games remain with no drainer live, it enqueues the
+    job that carries on, for the first of them."""
+    follow = f"{RESOLVE_PREFIX}{secrets.token_hex(8)}"
+    kind, value = _run(queue, LEAVE, [job_id, _now_ms(), "1" if stop else "0", follow,
+                                      START_TTL_MS])
+    if _text(kind) == "game":
+        return _text(value)
+    if value:
+        enqueue_resolve(queue, _text(value), follow)
+    return None
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

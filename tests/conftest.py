@@ -56,10 +56,15 @@ def client(app):
 
 
 @pytest.fixture
-def run_jobs(app):
-    """Run every queued job in this process (RQ SimpleWorker, burst) and return how many."""
+def run_jobs(app, monkeypatch):
+    """Run every queued job in this process (RQ SimpleWorker, burst) and return how many.
+
+    A resolve job here does not linger for further wakes (nothing else posts meanwhile)."""
     from rq import SimpleWorker
 
+    from workers import resolve
+
+    monkeypatch.setattr(resolve, "DRAIN_LINGER", 0.0)
     queue = app.extensions["parley_queue"]
 
     def run() -> int:

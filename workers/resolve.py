@@ -1,19 +1,18 @@
-"""The resolve job: drain a game's pending moves under its lock, then other waiting games; and
-the sweep.
+"""The resolve job: drain a game's pending moves under its lock, then the games woken while
+it runs; and the sweep.
 
 Ordering rests on the move stream, not on RQ (which delivers at least once and not in FIFO
 order): a job clears the game's `scheduled` flag *before* it reads the stream, so a move
-accepted meanwhile schedules a new job and no wakeup is lost; it then applies entries
+accepted meanwhile wakes the game again and no wakeup is lost; it then applies entries
 `applied + 1 .. head` in order under the game's lock and commits them guarded by `applied`.
 
-Multi-game drain (docs/performance.md). After its own game, a job takes over the resolve jobs
-still waiting in the queue (`service.queue.claim_waiting`, oldest first): a claimed job is
-removed from the queue atomically before any worker dequeued it, so it never runs, and this job
-does exactly what it would have done: clear that game's flag, take its lock, drain it. A game
-with a job waiting therefore still gets no second job, and a move accepted after the flag was
-cleared schedules a new one. The drain stops after PARLEY_DRAIN_GAMES games or
-PARLEY_DRAIN_SECONDS seconds, so one job stays short. Under load one RQ job then resolves the
-moves of many games, instead of paying RQ's per-job cost for every move.
+Drainers (`service.queue`, docs/performance.md). A resolve job is a *drainer* while it runs:
+a game woken meanwhile goes onto the queue's ready list instead of into a new RQ job, and the
+job takes the list's games one after another, each as its own job would (flag cleared, lock,
+drain, notices). With the list empty it lingers up to PARLEY_DRAIN_LINGER seconds for another
+wake, then leaves (`service.queue.leave`, which refuses while games wait). It stops taking
+games after PARLEY_DRAIN_SECONDS, so one job stays short; a job then carries on if games are
+left and no other drainer is live. Under load one RQ job resolves the moves of many games.
 """
 
 from __future__ import annotations
@@ -22,47 +21,64 @@ import logging
 import os
 import time
 
+from rq import get_current_job
+
 from service.games import BATCH, load_game, resolve, start_game
-from service.queue import claim_waiting, enqueue_resolve
+from service.queue import leave, resolve_job_id, take, wait_ready, wake
 from service.store import Store
 from workers import context, notify
 
 log = logging.getLogger(__name__)
 
-#: at most this many further games per job, and no new one after this many seconds
-DRAIN_GAMES = int(os.environ.get("PARLEY_DRAIN_GAMES", "64"))
+#: no new game after this many seconds of draining; how long an idle drainer waits for a wake
 DRAIN_SECONDS = float(os.environ.get("PARLEY_DRAIN_SECONDS", "0.5"))
+DRAIN_LINGER = float(os.environ.get("PARLEY_DRAIN_LINGER", "0.05"))
 #: a game's lock expires this long after a worker died holding it (kill -9, lost host). Safe to
 #: keep short: a drain that outlives it commits nothing (the commit is guarded by `applied`).
 LOCK_TTL_MS = int(os.environ.get("PARLEY_LOCK_TTL_MS", "5000"))
+#: how long a drainer waits for the lock of a game from the ready list before waking it again
+READY_LOCK_WAIT = 1.0
 
 
 def resolve_game(gid: str) -> int:
-    """RQ job: apply every pending move of one game, then of other games whose job is waiting;
+    """RQ job: apply every pending move of one game, then of the games woken while it runs;
     returns how many entries it resolved."""
+    queue = context.queue()
+    job = get_current_job()
+    job_id = job.id if job is not None else resolve_job_id(gid)
     deadline = time.monotonic() + DRAIN_SECONDS
-    total = drain(gid, wait=context.config().LOCK_WAIT_SECONDS) or 0
-    busy: set[str] = set()
-    for _ in range(DRAIN_GAMES):
-        if time.monotonic() >= deadline:
-            break
-        other = claim_waiting(context.queue())
-        if other is None:
-            break
-        if other in busy:  # its lock was busy a moment ago: leave it to RQ and stop here
-            _reschedule(context.store(), other)
-            break
-        try:
-            done = drain(other, wait=0)
-        except Exception:
-            # this job now owed that game its drain: hand it back to RQ before failing
-            _reschedule(context.store(), other)
-            raise
-        if done is None:
-            busy.add(other)
-        else:
-            total += done
+    stop = False
+    try:
+        total = drain(gid, wait=context.config().LOCK_WAIT_SECONDS) or 0
+        while True:
+            if time.monotonic() >= deadline:
+                stop = True
+                break
+            other = take(queue, job_id)
+            if other is None:
+                other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
+            if other is None:
+                other = leave(queue, job_id, stop=False)
+                if other is None:
+                    return total  # left: a later wake enqueues a new job
+            total += _drain_woken(other)
+    except BaseException:
+        stop = True
+        raise
+    finally:
+        if stop:
+            leave(queue, job_id, stop=True)
     return total
+
+
+def _drain_woken(gid: str) -> int:
+    """Drain a game taken from the ready list; a failure hands it back before it propagates."""
+    try:
+        done = drain(gid, wait=READY_LOCK_WAIT)
+    except Exception:
+        _reschedule(context.store(), gid)
+        raise
+    return done or 0
 
 
 def drain(gid: str, wait: float) -> int | None:
@@ -97,15 +113,15 @@ def drain(gid: str, wait: float) -> int | None:
 
 def _reschedule(store: Store, gid: str) -> None:
     store.force_scheduled(gid)
-    enqueue_resolve(context.queue(), gid)
+    wake(context.queue(), gid)
 
 
 def sweep(store: Store, queue: object) -> int:
-    """Enqueue a job for every game that may have unresolved work; returns how many.
+    """Wake every game that may have unresolved work; returns how many.
 
     Run when a worker starts and periodically: it repairs jobs lost to a crash between the
-    accepting script and the enqueue, or a worker killed before it cleared its flag (or while
-    it held jobs it had claimed from the queue).
+    accepting script and the wake, or a worker killed before it cleared its flag (or while
+    the ready list held games for it).
     """
     count = 0
     for gid in store.pending_games():
@@ -118,11 +134,11 @@ def sweep(store: Store, queue: object) -> int:
             game = load_game(store, gid)
         if game is not None and game.applied < game.head:
             store.force_scheduled(gid)
-            enqueue_resolve(queue, gid)  # type: ignore[arg-type]
+            wake(queue, gid)  # type: ignore[arg-type]
             count += 1
         else:
             store.done_pending(gid)
     if count:
-        log.info("sweep: enqueued %d games with pending moves", count)
+        log.info("sweep: woke %d games with pending moves", count)
     notify.sweep(store, queue)
     return count

@@ -21,7 +21,7 @@ from service.errors import Conflict, InvalidRequest, NotFound
 from service.games import PLATFORM_EVENTS, Game, create_game, load_game, start_game
 from service.limits import RATE_LIMITED, check_open_games, config, track_open_game
 from service.moves import get_game_or_404
-from service.queue import enqueue_resolve
+from service.queue import wake
 from service.schemas.common import CursorQuerySchema
 from service.schemas.games import (
     EventListSchema,
@@ -145,7 +145,7 @@ class Join(MethodView):
                 # every seat is taken but the game never started: the last join died between
                 # the join script and the start (a retried join lands here); start it now
                 if store.mark_pending(game):
-                    enqueue_resolve(deps.queue(), game)
+                    wake(deps.queue(), game)
                 start_game(store, game)
             raise Conflict({"game_not_open": "The game is not open for joining.",
                             "already_seated": "You already hold a seat in this game.",
@@ -157,7 +157,7 @@ class Join(MethodView):
         if taken == record.seats:
             # pending first: if this process dies before the start, the sweep starts the game
             if store.mark_pending(game):
-                enqueue_resolve(deps.queue(), game)
+                wake(deps.queue(), game)
             start_game(store, game)
             status = "active"
         log.info("game %s: player %s joined seat %d", game, pid, taken_seat)

@@ -9,7 +9,7 @@ from flask_smorest import Blueprint
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.moves import get_game_or_404, move_status, submit_move
-from service.queue import enqueue_resolve
+from service.queue import wake
 from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Signed moves")
@@ -37,17 +37,17 @@ class Moves(MethodView):
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
         if accepted.created:
             body = {"id": accepted.seq, "status": "queued"}
-            if accepted.schedule:  # no resolve job was waiting for this game
-                enqueue_resolve(deps.queue(), game)
+            if accepted.schedule:  # no wake of this game was outstanding
+                wake(deps.queue(), game)
         else:
             body = move_status(store, get_game_or_404(store, game), accepted.seq)
             if body["status"] == "queued":
                 # a re-post of a move still queued: the first post may have stored it and
-                # then lost its process before the enqueue (the client saw no 202 and
-                # retried). The flag cannot tell a waiting job from a lost one, so enqueue one
-                # anyway: at worst a second job finds nothing left to do.
+                # then lost its process before the wake (the client saw no 202 and retried).
+                # The flag cannot tell an outstanding wake from a lost one, so wake the game
+                # anyway: at worst a second drain finds nothing left to do.
                 store.force_scheduled(game)
-                enqueue_resolve(deps.queue(), game)
+                wake(deps.queue(), game)
         location = url_for("moves.MoveResource", game=game, move=accepted.seq)
         body = {**body, "location": location, "receipt": accepted.receipt}
         body.pop("code", None)
