@@ -309,6 +309,14 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
             observed.put((gid, seq, t0))
         return seq
 
+    def pace(next_slot: list[float]) -> None:
+        """Paced phases: wait for this game's next slot, one every `interval` (open loop)."""
+        if interval:
+            delay = next_slot[0] - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            next_slot[0] = max(next_slot[0] + interval, time.time())
+
     def play_game(http: _Http, n: int, chooser: random.Random, event: threading.Event,
                   next_slot: list[float]) -> None:
         gid, players = new_game(http, n)
@@ -317,10 +325,11 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
             while time.time() < start:
                 time.sleep(0.01)
             setup = []
-            for p in players:  # the secret setups: both seats at once
+            for p in players:  # the secret setups: both seats at once (paced like moves)
                 view = get_view(http, gid, p)
                 if view is None:
                     return
+                pace(next_slot)
                 setup.append(submit(http, gid, p, view, view["legal_moves"][0]))
             for seq in setup:
                 if seq is None:
@@ -341,11 +350,7 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
                     view = get_view(http, gid, players[seat])
                     if view is None or view["status"] != "active":
                         return
-                if interval:
-                    delay = next_slot[0] - time.time()
-                    if delay > 0:
-                        time.sleep(delay)
-                    next_slot[0] = max(next_slot[0] + interval, time.time())
+                pace(next_slot)
                 seq = submit(http, gid, players[seat], view,
                              chooser.choice(view["legal_moves"]))
                 if seq is None:
