@@ -241,7 +241,7 @@ def resolve(store: Store, gid: str) -> Resolved:
         return Resolved(0, False, game)
     last = entries[-1][0]
     engine = game.engine
-    state = json.loads(state_json)
+    state = signing.load_json(state_json)
     if server_seed is None:
         raise RuntimeError(f"game {gid} has no server seed")
     seed = seed_of(store, game, server_seed)
@@ -258,7 +258,7 @@ def resolve(store: Store, gid: str) -> Resolved:
 
     dumped = state_json
     for seq, fields in entries:
-        envelope = json.loads(fields["env"])
+        envelope = signing.load_json(fields["env"])
         payload = envelope["payload"]
         seat, move = payload["seat"], payload["move"]
         step = engine.decision(state)["step"]

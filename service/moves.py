@@ -12,7 +12,6 @@ Posting the same envelope again returns the same move (idempotent).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import random
 import time
@@ -99,7 +98,7 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepte
     if game.finished:
         raise Conflict("The game has ended.", code="game_over")
     engine = game.engine
-    state = json.loads(state_json)
+    state = signing.load_json(state_json)
     decision = engine.decision(state)
     dry_run_done = False
     if seat not in decision["to_act"]:

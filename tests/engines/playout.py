@@ -9,6 +9,7 @@ from typing import Any
 
 from engines.contract import Engine, Move
 from engines.rng import SeededRng
+from service.signing import dump_state
 
 
 @dataclass
@@ -49,6 +50,10 @@ def random_playout(
         game.moves.append((seat, move))
         if check:
             assert json.loads(json.dumps(state)) == state, "state is not plain JSON"
+            # the server stores and hashes states with orjson: the bytes must be those of the
+            # canonical form (docs/audit.md §1) for every state an engine can reach
+            assert dump_state(state) == json.dumps(
+                state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             after = engine.decision(state)
             simultaneous_open = (
                 set(after["to_act"]) < set(to_act) and after["step_kind"] == decision["step_kind"]
