@@ -9,10 +9,11 @@ A throwaway system: the bundled Redis and `--workers` `parley worker` processes 
    jobs) enqueued in one pipeline; jobs finished per second until the queue is empty.
 2. **Move backlog**: `--games` Stratego Original games in play in the store. Each round, one
    signed move per game is accepted through the web's own path (`service.moves.submit_move`,
-   in this process, before the clock starts); then the resolve jobs the web would have
-   enqueued (one per game whose `scheduled` flag the move set) go onto the queue in one
-   pipeline, and the clock runs until every game has applied its move (watched on the
-   `parley:applied` channel). Moves applied per second, and moves per RQ job.
+   in this process, before the clock starts); then the clock starts and every game whose
+   `scheduled` flag the move set is woken as the web would (`service.queue.wake`: the first
+   wake enqueues a resolve job, the others go onto its ready list, more jobs as the list grows
+   long), until every game has applied its move (watched on the `parley:applied` channel).
+   Moves applied per second, and moves per RQ job.
 
 Target: moves applied/s >= 1.0x the no-op jobs/s: a job must resolve many pending moves (of
 several waiting games), not one job per move.
@@ -35,7 +36,7 @@ from bench.common import Figure, System, bundled_redis, jobs_done, main, subscri
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.moves import submit_move
-from service.queue import RESOLVE_FUNC, RESOLVE_TIMEOUT, resolve_job_id
+from service.queue import wake
 from service.store import Store, game_key
 
 
@@ -59,7 +60,7 @@ def noop_backlog(redis_url: str, jobs: int) -> float:
 
 def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Player]]],
                  server_key: Any, chooser: random.Random) -> tuple[int, float, int]:
-    """One round: a move per game accepted, then their jobs enqueued at once; returns
+    """One round: a move per game accepted, then the games woken at once; returns
     (moves applied, seconds from the enqueue until all were applied, RQ jobs run)."""
     engine = get_engine("stratego")
     conn = redis.Redis.from_url(redis_url)
@@ -78,12 +79,11 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
         if accepted.schedule:
             fresh.append(gid)
     pubsub = subscribe_applied(conn)
-    data = [Queue.prepare_data(RESOLVE_FUNC, (gid,), job_id=resolve_job_id(gid),
-                               timeout=RESOLVE_TIMEOUT, result_ttl=0) for gid in fresh]
     moves = len(waiting)
     before = jobs_done(conn)
     t = time.perf_counter()
-    queue.enqueue_many(data)
+    for gid in fresh:
+        wake(queue, gid)
     deadline = time.monotonic() + 120
     while waiting and time.monotonic() < deadline:
         msg = pubsub.get_message(timeout=0.5)

@@ -9,10 +9,11 @@ accepted meanwhile wakes the game again and no wakeup is lost; it then applies e
 Drainers (`service.queue`, docs/performance.md). A resolve job is a *drainer* while it runs:
 a game woken meanwhile goes onto the queue's ready list instead of into a new RQ job, and the
 job takes the list's games one after another, each as its own job would (flag cleared, lock,
-drain, notices). With the list empty it lingers up to PARLEY_DRAIN_LINGER seconds for another
-wake, then leaves (`service.queue.leave`, which refuses while games wait). It stops taking
-games after PARLEY_DRAIN_SECONDS, so one job stays short; a job then carries on if games are
-left and no other drainer is live. Under load one RQ job resolves the moves of many games.
+drain, notices). With the list empty, and no other job waiting in the queue, it lingers up to
+PARLEY_DRAIN_LINGER seconds for another wake, then leaves (`service.queue.leave`, which
+refuses while games wait). It stops taking games after PARLEY_DRAIN_SECONDS, so one job stays
+short; a job then carries on if games are left and no other drainer is live. Under load one
+RQ job resolves the moves of many games.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def resolve_game(gid: str) -> int:
                 stop = True
                 break
             other = take(queue, job_id)
-            if other is None:
+            if other is None and DRAIN_LINGER > 0 and not queue.count:  # no job waits behind
                 other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
             if other is None:
                 other = leave(queue, job_id, stop=False)
