@@ -23,6 +23,7 @@ import secrets
 import time
 
 import redis
+from redis.commands.core import Script
 from rq import Queue, Retry
 
 #: a resolve job drains its game, then the ready list (bounded); it waits for a game's lock
@@ -107,14 +108,14 @@ def _now_ms() -> int:
 
 def _run(queue: Queue, script: str, args: list[object]) -> object:
     """Run one of this module's scripts on the queue's connection (EVALSHA, loaded once)."""
-    conn = queue.connection
-    cached = _scripts.get((id(conn), script))
-    if cached is None:
-        cached = _scripts[(id(conn), script)] = conn.register_script(script)
-    return cached(keys=[ready_key(queue), drainers_key(queue)], args=args, client=conn)
+    cached = _scripts.get(script)
+    if cached is None:  # a Script only holds the text and its digest: any client may run it
+        cached = _scripts[script] = queue.connection.register_script(script)
+    return cached(keys=[ready_key(queue), drainers_key(queue)], args=args,
+                  client=queue.connection)
 
 
-_scripts: dict[tuple[int, str], object] = {}
+_scripts: dict[str, Script] = {}
 
 
 def enqueue_resolve(queue: Queue, gid: str, job_id: str | None = None) -> None:
