@@ -37,9 +37,48 @@ def b64url_decode(text: str) -> bytes:
     return raw
 
 
+#: the largest integer RFC 8785 accepts (IEEE 754 doubles hold every integer up to it)
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
 def canonical(value: Any) -> bytes:
-    """RFC 8785 canonical JSON bytes (raises rfc8785 errors on out-of-range numbers)."""
+    """RFC 8785 canonical JSON bytes (raises rfc8785 errors on out-of-range numbers).
+
+    Envelopes, payloads and receipts hold only dicts with ASCII keys, lists, strings, safe
+    integers, booleans and null. For those, orjson with sorted keys writes exactly the RFC 8785
+    bytes (same escapes, same key order, integers as digits), some fifty times faster than the
+    pure-Python `rfc8785`; everything else (floats, big integers, non-ASCII keys, lone
+    surrogates, other types) goes to `rfc8785`. tests/test_signing.py checks the two agree on
+    arbitrary JSON values."""
+    if _plain_json(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:  # a lone surrogate, or nesting deeper than orjson's
+            pass
     return rfc8785.dumps(value)
+
+
+def _plain_json(value: Any) -> bool:
+    """True if `value` holds only what orjson writes in RFC 8785 form (see `canonical`)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return False
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or not key.isascii():
+                    return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
 
 
 def move_message(payload: dict[str, Any]) -> bytes:

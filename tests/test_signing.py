@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service import signing
 
@@ -46,3 +50,35 @@ def test_duplicate_keys_are_refused() -> None:
         signing.parse_json_strict(b'{"a": 1, "a": 2}')
     with pytest.raises(ValueError):
         signing.parse_json_strict(b'{"a": NaN}')
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.text()
+    | st.integers(min_value=-2**60, max_value=2**60) | st.floats(allow_nan=False),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    max_leaves=20,
+)
+
+
+def _outcome(dump: Any, value: Any) -> bytes | str:
+    try:
+        return dump(value)
+    except Exception as err:  # noqa: BLE001 - the error's kind is the outcome compared
+        return type(err).__name__
+
+
+@settings(max_examples=600, deadline=None)
+@given(_json_values)
+def test_canonical_fast_path_equals_rfc8785(value: Any) -> None:
+    """`canonical` writes what rfc8785 writes, byte for byte, or fails as it fails."""
+    assert _outcome(signing.canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize("value", [
+    {"k": "".join(map(chr, range(0x80))) + "\u2028\u2029\ue000\U0001f600\x7f"},
+    {"b": 1, "a": [True, None, -(2**53 - 1), 2**53 - 1], "": {"z": "", "Z": []}},
+    [2**53], {"\U0001f600": 1, "\ue000": 2}, {"s": "\ud800"}, {"f": 1.0}, [[[[]]]],
+])
+def test_canonical_edge_cases(value: Any) -> None:
+    assert _outcome(signing.canonical, value) == _outcome(rfc8785.dumps, value)
