@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -15,7 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
 from service.errors import Problem, problem_response, render_problem
-from service.limits import init_limits
+from service.limits import breach_headers, init_limits
 from service.queue import make_queue
 from service.schemas.common import ProblemSchema
 from service.serverkey import load_server_key
@@ -46,6 +47,18 @@ class FastJSONProvider(DefaultJSONProvider):
         return super().dumps(obj, **kwargs)
 
 
+class ParleyFlask(Flask):
+    """Flask for an app without async views: `ensure_sync` hands every function back as it is.
+
+    Flask and flask-smorest call `ensure_sync` in each decorator layer of every request (a move
+    POST passes a dozen), and Flask's version inspects the function each time to see whether it
+    is a coroutine function. None here is: tests/api/test_app.py checks every registered view,
+    hook and error handler."""
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        return func
+
+
 class ParleyApi(Api):
     """flask-smorest's Api with RFC 9457 problem JSON for every error."""
 
@@ -72,6 +85,7 @@ class ParleyApi(Api):
                                     "The server failed; the failure is logged.")
         code = _HTTP_CODES.get(status, "http_error")
         detail = data.get("message") or error.description or error.name
+        headers = data.get("headers")
         if status == 422:
             detail = "The request does not match its schema."
         elif status == 413:
@@ -79,12 +93,13 @@ class ParleyApi(Api):
         elif status == 429:
             detail = (f"Too many requests ({error.description}); retry after the number of "
                       "seconds in Retry-After.")
-        return problem_response(status, code, error.name, detail, data.get("headers"), **extra)
+            headers = {**(headers or {}), **breach_headers()}
+        return problem_response(status, code, error.name, detail, headers, **extra)
 
 
 def create_app(config: Config | None = None) -> Flask:
     config = config or Config()
-    app = Flask("parley")
+    app = ParleyFlask("parley")
     app.json = FastJSONProvider(app)
     app.config.update(config.as_flask())
     app.config["PARLEY"] = config

@@ -25,10 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from werkzeug.exceptions import HTTPException
 
@@ -76,8 +77,25 @@ def token_key() -> str:
     return "tok:" + digest[:32]
 
 
+#: key id -> owning player, for the keys this process has seen sign a move. A key never
+#: changes owner (ids are random and never reused); a revoked key stays here harmlessly, since
+#: its envelopes fail as `unknown_key`, which is never charged.
+_KEY_OWNERS: dict[str, str] = {}
+KEY_OWNERS_MAX = 100_000
+
+
 def signer_key() -> str:
-    """The player owning the envelope's `key_id` (the move's author, once the signature holds)."""
+    """The player owning the envelope's `key_id` (the move's author, once the signature holds).
+
+    flask-limiter asks twice per move (before the view, and after it for the deduction): the
+    answer is kept for the request, and the key's owner for the process, so a move costs no
+    Redis call here once its key is known."""
+    if "parley_signer" not in g:
+        g.parley_signer = _signer()
+    return g.parley_signer
+
+
+def _signer() -> str:
     try:
         body = json.loads(request.get_data(cache=True) or b"null")
         key_id = body["key_id"] if isinstance(body, dict) else None
@@ -85,8 +103,31 @@ def signer_key() -> str:
         key_id = None
     if not isinstance(key_id, str) or not 0 < len(key_id) <= 64:
         return "signer:none"
-    key = current_app.extensions["parley_store"].key(key_id)
-    return "player:" + (key.get("player", "none") if key else "none")
+    owner = _KEY_OWNERS.get(key_id)
+    if owner is None:
+        key = current_app.extensions["parley_store"].key(key_id)
+        if not key or "player" not in key:
+            return "player:none"
+        owner = key["player"]
+        if len(_KEY_OWNERS) >= KEY_OWNERS_MAX:
+            _KEY_OWNERS.clear()
+        _KEY_OWNERS[key_id] = owner
+    return "player:" + owner
+
+
+def breach_headers() -> dict[str, str]:
+    """`Retry-After` and `X-RateLimit-*` for a 429: the breached limit's window.
+
+    flask-limiter's own headers are off: it adds them to every response of a limited endpoint,
+    which costs two more Redis reads per move. A refused request is the one that needs them."""
+    limit = current_app.extensions["parley_limiter"].current_limit
+    if limit is None:
+        return {"Retry-After": "1"}
+    reset_at = limit.reset_at
+    return {"Retry-After": str(max(1, int(reset_at - time.time()))),
+            "X-RateLimit-Limit": str(limit.limit.amount),
+            "X-RateLimit-Remaining": str(limit.remaining),
+            "X-RateLimit-Reset": str(reset_at)}
 
 
 def signed_move(response: Response) -> bool:
@@ -110,7 +151,7 @@ def init_limits(app: Flask, config: Config) -> Limiter:
     """
     app.config.update({
         "RATELIMIT_ENABLED": config.RATE_LIMITS_ENABLED,
-        "RATELIMIT_HEADERS_ENABLED": True,
+        "RATELIMIT_HEADERS_ENABLED": False,  # a 429 gets them from `breach_headers`
         "RATELIMIT_SWALLOW_ERRORS": True,
         "RATELIMIT_STORAGE_URI": config.RATE_LIMIT_STORAGE,
         # every Redis call has a timeout: a hung Redis cannot hang a web process

@@ -41,29 +41,45 @@ def _status(view: Mapping[str, Any]) -> str:
     return f"game over: {who} ({result.get('reason')})"
 
 
+#: a piece's cell, by (owner, piece id or None)
+_CELLS: dict[tuple[int, str | None], str] = {
+    (owner, piece): letter + _code(piece)
+    for owner, letter in enumerate("rb") for piece in (*CODES, None)}
+#: every square's cell on an empty board: `. `, or `~~` for a lake
+_EMPTY: dict[str, str] = {f"{f}{rank}": "~~" if f"{f}{rank}" in LAKES else ". "
+                          for f in FILES for rank in range(1, 11)}
+#: the board's rows as drawn for each side: (rank, squares left to right)
+_ROWS: dict[bool, tuple[tuple[int, tuple[str, ...]], ...]] = {
+    blue: tuple((rank, tuple(f"{f}{rank}" for f in (FILES[::-1] if blue else FILES)))
+                for rank in (range(1, 11) if blue else range(10, 0, -1)))
+    for blue in (False, True)}
+_HEADERS = {blue: "    " + " ".join(f"{f} " for f in (FILES[::-1] if blue else FILES))
+            for blue in (False, True)}
+
+
+def _cell(owner: int, piece: str | None) -> str:
+    return _CELLS.get((owner, piece)) or "rb"[owner] + "?"
+
+
 def render_text(view: Mapping[str, JSON]) -> str:
     """The board from the viewer's side, the last ply, removed pieces and whose turn it is."""
     seat = view.get("seat")
-    letters = ("r", "b")
-    cells: dict[str, str] = {sq: letters[p["owner"]] + _code(p["piece"])
-                             for sq, p in view["board"].items()}
+    known = _CELLS.get
+    cells = dict(_EMPTY)
+    cells.update({sq: known((p["owner"], p["piece"])) or _cell(p["owner"], p["piece"])
+                  for sq, p in view["board"].items()})
     if view["phase"] == "setup" and seat is not None:
         own = view["setups"].get(str(seat)) or {}
-        cells.update({sq: letters[seat] + _code(piece) for sq, piece in own.items()})
-    ranks = range(1, 11) if seat == 1 else range(10, 0, -1)
-    files = FILES[::-1] if seat == 1 else FILES
-    header = "    " + " ".join(f"{f} " for f in files)
+        cells.update({sq: _cell(seat, piece) for sq, piece in own.items()})
+    blue = seat == 1
+    header = _HEADERS[blue]
     lines = [
         f"Stratego ({view['options'].get('army', 'original')}) - {_status(view)}"
         + ("" if seat is None else f" - you are {COLOUR[seat]}"),
         header,
     ]
-    for rank in ranks:
-        row = []
-        for f in files:
-            sq = f"{f}{rank}"
-            row.append("~~" if sq in LAKES else cells.get(sq, ". "))
-        lines.append(f"{rank:>2}  " + " ".join(row))
+    lines += [f"{rank:>2}  " + " ".join(map(cells.__getitem__, squares))
+              for rank, squares in _ROWS[blue]]
     lines.append(header)
     last = view["last_ply"]
     if last is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from service import signing
@@ -18,8 +20,13 @@ def _problem(resp, status: int, code: str) -> dict:
 
 
 def _rate_limited(resp) -> None:
+    """429 with the breached limit's window: Retry-After and the X-RateLimit-* headers."""
     _problem(resp, 429, "rate_limited")
     assert 0 < int(resp.headers["Retry-After"]) <= 60
+    assert int(resp.headers["X-RateLimit-Limit"]) in (2, 3, 4, 10)  # the limits of `limited`
+    assert resp.headers["X-RateLimit-Remaining"] == "0"
+    reset = int(resp.headers["X-RateLimit-Reset"])
+    assert 0 < reset - time.time() <= 61
 
 
 @pytest.fixture
@@ -98,8 +105,11 @@ def test_moves_are_limited_per_signer_and_per_address(limited, run_jobs) -> None
         env["signature"] = signing.b64url_encode(bytes(64))
         _problem(client.post(url, json=env, **_from("10.0.0.66")), 401, "bad_signature")
     for _ in range(3):  # signed but stale: checked, refused, charged to red
-        _problem(client.post(url, json=red.envelope(gid, 0, 0, {"type": "resign"})), 409,
-                 "stale_step")
+        resp = client.post(url, json=red.envelope(gid, 0, 0, {"type": "resign"}))
+        _problem(resp, 409, "stale_step")
+        # a request within its limits carries no limit headers (they would cost Redis reads)
+        assert not [name for name, _ in resp.headers.items()
+                    if name.lower().startswith(("x-ratelimit", "retry-after"))]
     _rate_limited(client.post(url, json=red.envelope(gid, 0, 0, {"type": "resign"})))
     _problem(client.post(url, json=blue.envelope(gid, 1, 0, {"type": "resign"})), 409,
              "stale_step")  # blue is another player
