@@ -26,6 +26,8 @@ within a few seconds (the observer) or a second (the players) is checked once ag
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
 Also printed: moves per RQ job (the workers' successful-job counters) in the peak phase.
+Rate limits are off unless `--rate-limits` turns them on (far above the load, so that they
+cost what they cost in a deployment and refuse nothing).
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ from bench.common import (
 )
 
 TARGET_P99_MS = 50.0
+#: `--rate-limits`: the limits on, as deployed by default, but far above what the few
+#: benchmark players on one address post, so that they cost their Redis calls and refuse nothing
+RATE_LIMITS_ON = {"PARLEY_RATE_LIMITS": "1", **{
+    f"PARLEY_LIMIT_{name}": "1000000/minute"
+    for name in ("MOVES_PER_PLAYER", "MOVES_PER_ADDRESS", "REGISTER_PER_ADDRESS",
+                 "CREATE_PER_PLAYER", "CREATE_PER_ADDRESS")}}
 OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
 PLAYER_RECHECK = 1.0  # s: likewise for a game thread waiting for its own move
 APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
@@ -463,11 +471,14 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
 
 def run(runs: int | None = None, quick: bool = False, seconds: float | None = None,
         workers: int = 2, web: int = 2, loaders: int = 2, games: int | None = None,
-        worker_class: str = "simple", army: str = "original", **_: Any) -> list[Figure]:
+        worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
+        **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
     tag = f"{worker_class}, {workers} workers, {web} web, {loaders * games} games"
+    if rate_limits:
+        tag += ", rate limits on"
     noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers)", unit="jobs/s")
     moves = Figure(f"e2e: moves applied/s at peak ({tag})", unit="moves/s")
     ratio = Figure("e2e: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
@@ -483,7 +494,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
     for _ in range(runs):
         with bundled_redis() as redis_url:
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
-                            web_processes=web, workers=workers, worker_class=worker_class)
+                            web_processes=web, workers=workers, worker_class=worker_class,
+                            env=RATE_LIMITS_ON if rate_limits else {})
             system.start()
             try:
                 time.sleep(1.0)  # workers registered
@@ -518,6 +530,8 @@ def _extra(p: Any) -> None:
     p.add_argument("--games", type=int, default=None, help="concurrent games per loader")
     p.add_argument("--worker-class", default="simple", choices=("simple", "fork"))
     p.add_argument("--army", default="original", choices=("original", "duel"))
+    p.add_argument("--rate-limits", action="store_true",
+                   help="rate limits on (set far above the load), as deployed by default")
 
 
 if __name__ == "__main__":

@@ -52,8 +52,15 @@ NOT_STARTED = ("open", "full")
 #: keyword arguments of `blp.alt_response` documenting a 429 answer
 RATE_LIMITED = {"schema": ProblemSchema, "content_type": "application/problem+json",
                 "description": "rate limit exceeded (`rate_limited`)",
-                "headers": {"Retry-After": {"description": "seconds until a retry may succeed",
-                                            "schema": {"type": "integer"}}}}
+                "headers": {
+                    "Retry-After": {"description": "seconds until a retry may succeed",
+                                    "schema": {"type": "integer"}},
+                    "X-RateLimit-Limit": {"description": "requests allowed in the broken "
+                                          "limit's window", "schema": {"type": "integer"}},
+                    "X-RateLimit-Remaining": {"description": "requests left in that window (0)",
+                                              "schema": {"type": "integer"}},
+                    "X-RateLimit-Reset": {"description": "when that window ends, Unix seconds",
+                                          "schema": {"type": "integer"}}}}
 
 
 def config() -> Config:

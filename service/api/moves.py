@@ -8,6 +8,7 @@ from flask_smorest import Blueprint
 
 from service.api import deps
 from service.api.deps import PROBLEM
+from service.limits import RATE_LIMITED
 from service.moves import get_game_or_404, move_status, submit_move
 from service.queue import wake
 from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
@@ -28,11 +29,12 @@ class Moves(MethodView):
     @blp.alt_response(409, **PROBLEM)
     @blp.alt_response(413, **PROBLEM)
     @blp.alt_response(422, **PROBLEM)
+    @blp.alt_response(429, **RATE_LIMITED)
     def post(self, game: str) -> tuple:
         """Submit a signed move envelope. It is checked at once (schema, key, signature, seat,
         turn, step, nonce, and a dry run of the rules), stored durably and queued: poll
         `Location` until `applied` or `rejected`. Posting the same envelope again returns the
-        same move."""
+        same move. Rate-limited per address and per signing player (429 `rate_limited`)."""
         store = deps.store()
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
         if accepted.created:
