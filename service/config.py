@@ -95,7 +95,6 @@ class Config:
         self.OPENAPI_VERSION = "3.1.0"
         self.OPENAPI_URL_PREFIX = "/"
         self.OPENAPI_JSON_PATH = "openapi.json"
-        self.JSON_SORT_KEYS = False
 
     def as_flask(self) -> dict:
         """The settings as a Flask config mapping (upper-case names only)."""

@@ -21,10 +21,14 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from typing import TYPE_CHECKING
 
 import redis
 from redis.commands.core import Script
 from rq import Queue, Retry
+
+if TYPE_CHECKING:
+    from service.store import Store
 
 #: a resolve job drains its game, then the ready list (bounded); it waits for a game's lock
 #: at most PARLEY_LOCK_WAIT seconds
@@ -134,6 +138,14 @@ def wake(queue: Queue, gid: str) -> bool:
         return False
     enqueue_resolve(queue, gid, job_id)
     return True
+
+
+def wake_again(store: Store, queue: Queue, gid: str) -> bool:
+    """Wake a game whose earlier wake may have been lost (a web process or worker that died
+    in between): its `scheduled` flag is set whatever its state, then the game is woken. At
+    worst a drainer finds nothing left to do. Returns True if it enqueued a job."""
+    store.force_scheduled(gid)
+    return wake(queue, gid)
 
 
 def take(queue: Queue, job_id: str) -> str | None:

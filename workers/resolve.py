@@ -25,7 +25,7 @@ import time
 from rq import get_current_job
 
 from service.games import BATCH, load_game, resolve, start_game
-from service.queue import leave, resolve_job_id, take, wait_ready, wake
+from service.queue import leave, resolve_job_id, take, wait_ready, wake_again
 from service.store import Store
 from workers import context, notify
 
@@ -113,8 +113,7 @@ def drain(gid: str, wait: float) -> int | None:
 
 
 def _reschedule(store: Store, gid: str) -> None:
-    store.force_scheduled(gid)
-    wake(context.queue(), gid)
+    wake_again(store, context.queue(), gid)
 
 
 def sweep(store: Store, queue: object) -> int:
@@ -134,8 +133,7 @@ def sweep(store: Store, queue: object) -> int:
             start_game(store, gid)
             game = load_game(store, gid)
         if game is not None and game.applied < game.head:
-            store.force_scheduled(gid)
-            wake(queue, gid)  # type: ignore[arg-type]
+            wake_again(store, queue, gid)  # type: ignore[arg-type]
             count += 1
         else:
             store.done_pending(gid)

@@ -10,7 +10,7 @@ from service.api import deps
 from service.api.deps import PROBLEM
 from service.limits import RATE_LIMITED
 from service.moves import get_game_or_404, move_status, submit_move
-from service.queue import wake
+from service.queue import wake, wake_again
 from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Signed moves")
@@ -48,8 +48,7 @@ class Moves(MethodView):
                 # then lost its process before the wake (the client saw no 202 and retried).
                 # The flag cannot tell an outstanding wake from a lost one, so wake the game
                 # anyway: at worst a second drain finds nothing left to do.
-                store.force_scheduled(game)
-                wake(deps.queue(), game)
+                wake_again(store, deps.queue(), game)
         location = url_for("moves.MoveResource", game=game, move=accepted.seq)
         body = {**body, "location": location, "receipt": accepted.receipt}
         body.pop("code", None)
