@@ -13,16 +13,16 @@ processes) and `--workers` `parley worker` processes of one worker class. Three 
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
 
 The load generator is kept cheap per move, so that the figures measure the server rather than
-the client: plain `http.client` connections (one per game thread), one view GET per move (Stratego
-alternates seats: after seat s's move the seat to act is 1 - s; only a wrong guess costs a
-second GET), and no polling. "Applied" is pushed: every commit of a game's state publishes
-`"<game id> <applied>"` on `service.store.APPLIED_CHANNEL`, and a move with receipt id `seq` is
-applied once `applied >= seq`. An observer process (no GIL shared with the players) subscribes
-before the loaders start and times every move submitted in the phase from its POST to that
-message; in each loader one subscriber thread wakes the game thread waiting for its move.
-Neither costs the web processes anything. A missed message can't hang a run: a move not seen
-within a few seconds (the observer) or a second (the players) is checked once against the
-`applied` field of the game's meta hash, and waited for again if need be.
+the client: one keep-alive connection per game thread over a plain socket (`_Http`), one view
+GET per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a
+wrong guess costs a second GET), and no polling. "Applied" is pushed: every commit of a game's
+state publishes `"<game id> <applied>"` on `service.store.APPLIED_CHANNEL`, and a move with
+receipt id `seq` is applied once `applied >= seq`. An observer process (no GIL shared with the
+players) subscribes before the loaders start and times every move submitted in the phase from
+its POST to that message; in each loader one subscriber thread wakes the game thread waiting
+for its move. Neither costs the web processes anything. A missed message can't hang a run: a
+move not seen within a few seconds (the observer) or a second (the players) is checked once
+against the `applied` field of the game's meta hash, and waited for again if need be.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
 Also printed: moves per RQ job (the workers' successful-job counters) in the peak phase.
@@ -32,10 +32,9 @@ cost what they cost in a deployment and refuse nothing).
 
 from __future__ import annotations
 
-import http.client
-import json
 import multiprocessing as mp
 import random
+import socket
 import tempfile
 import threading
 import time
@@ -172,34 +171,74 @@ class _Response:
 
 
 class _Http:
-    """One HTTP/1.1 connection (`http.client`), kept for a game thread's life: JSON bodies, the
-    whole response read every time. It reconnects by itself when the server closes (gunicorn's
-    sync workers close after every response), and retries a request once if a reused
+    """One HTTP/1.1 keep-alive connection for a game thread's life, over a plain socket: JSON
+    bodies, responses read whole by their Content-Length. `http.client` parses every response's
+    headers with the `email` package, which cost the load generator more CPU than the
+    server's own HTTP parsing; the server here always answers with a Content-Length. It
+    reconnects when the server closed the connection, and retries a request once if a reused
     connection turns out closed before it was answered."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
-        self.conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port,
-                                               timeout=30)
+        self.address = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.host = f"{self.address[0]}:{self.address[1]}".encode()
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        self.sock, self.buffer = None, b""
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> _Response:
-        data = None
-        hdrs = dict(headers or ())
+        head = [f"{method} {path} HTTP/1.1".encode(), b"Host: " + self.host]
+        head += [f"{k}: {v}".encode() for k, v in (headers or {}).items()]
+        data = b""
         if body is not None:
-            data = json.dumps(body).encode()
-            hdrs["Content-Type"] = "application/json"
+            data = orjson.dumps(body)
+            head += [b"Content-Type: application/json", b"Content-Length: %d" % len(data)]
+        message = b"\r\n".join(head) + b"\r\n\r\n" + data
         for attempt in range(2):
-            reused = self.conn.sock is not None
+            reused = self.sock is not None
             try:
-                self.conn.request(method, path, body=data, headers=hdrs)
-                resp = self.conn.getresponse()
-                return _Response(resp.status, resp.read())
-            except (ConnectionResetError, BrokenPipeError, http.client.BadStatusLine):
-                self.conn.close()
+                if self.sock is None:
+                    self.sock = socket.create_connection(self.address, timeout=30)
+                    self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.sock.sendall(message)
+                return self._response()
+            except (ConnectionError, EOFError):
+                self.close()
                 if not reused or attempt:
                     raise
         raise AssertionError("unreachable")
+
+    def _read_more(self) -> None:
+        assert self.sock is not None
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("the server closed the connection")
+        self.buffer += chunk
+
+    def _response(self) -> _Response:
+        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+            self._read_more()
+        head, self.buffer = self.buffer[:end].split(b"\r\n"), self.buffer[end + 4:]
+        status = int(head[0].split(b" ", 2)[1])
+        length, close = 0, False
+        for line in head[1:]:
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"connection":
+                close = value.strip().lower() == b"close"
+        while len(self.buffer) < length:
+            self._read_more()
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        if close:
+            self.close()
+        return _Response(status, body)
 
     def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> _Response:
         return self.request("POST", path, json, headers)
@@ -382,7 +421,7 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
                 play_game(http, n * 1000 + game, chooser, event, next_slot)
             except Exception as exc:  # counted, and the thread plays on
                 error(f"{type(exc).__name__}: {exc}"[:300])
-                http.conn.close()
+                http.close()
                 time.sleep(0.1)
             game += 1
 
