@@ -22,7 +22,7 @@ import logging
 import os
 import time
 
-from rq import get_current_job
+from rq import Queue, get_current_job
 
 from service.games import BATCH, load_game, resolve, start_game
 from service.queue import leave, resolve_job_id, take, wait_ready, wake_again
@@ -48,28 +48,30 @@ def resolve_game(gid: str) -> int:
     job = get_current_job()
     job_id = job.id if job is not None else resolve_job_id(gid)
     deadline = time.monotonic() + DRAIN_SECONDS
-    stop = False
     try:
         total = drain(gid, wait=context.config().LOCK_WAIT_SECONDS) or 0
-        while True:
-            if time.monotonic() >= deadline:
-                stop = True
-                break
-            other = take(queue, job_id)
-            if other is None and DRAIN_LINGER > 0 and not queue.count:  # no job waits behind
-                other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
+        while time.monotonic() < deadline:
+            other = _next_game(queue, job_id, deadline)
             if other is None:
-                other = leave(queue, job_id, stop=False)
-                if other is None:
-                    return total  # left: a later wake enqueues a new job
+                return total  # left: a later wake enqueues a new job
             total += _drain_woken(other)
     except BaseException:
-        stop = True
+        leave(queue, job_id, stop=True)
         raise
-    finally:
-        if stop:
-            leave(queue, job_id, stop=True)
+    leave(queue, job_id, stop=True)  # out of time: games still waiting go to a new job
     return total
+
+
+def _next_game(queue: Queue, job_id: str, deadline: float) -> str | None:
+    """The next woken game to drain, or None once this drainer has left (none was waiting).
+
+    It lingers for a wake only when no other job waits in the RQ queue behind it."""
+    other = take(queue, job_id)
+    if other is None and DRAIN_LINGER > 0 and not queue.count:
+        other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
+    if other is None:
+        other = leave(queue, job_id, stop=False)  # refused while a game waits: that one
+    return other
 
 
 def _drain_woken(gid: str) -> int:
