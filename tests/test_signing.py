@@ -1,4 +1,5 @@
-"""The move-signing vectors of ../shared/vectors/move-signing.json, reproduced exactly."""
+"""The move-signing vectors of ../shared/vectors/move-signing.json, reproduced exactly; and
+the fast canonical JSON path, byte for byte against rfc8785."""
 
 from __future__ import annotations
 
