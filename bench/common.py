@@ -219,5 +219,11 @@ def subscribe_applied(r: redis.Redis) -> Any:
     raise RuntimeError(f"no confirmation of the subscription to {APPLIED_CHANNEL}")
 
 
+def parse_applied(data: bytes) -> tuple[str, int]:
+    """An APPLIED_CHANNEL message, `b"<game id> <applied>"`, as (game id, applied)."""
+    gid, _, applied = data.rpartition(b" ")
+    return gid.decode(), int(applied)
+
+
 def flush(redis_url: str) -> None:
     redis.Redis.from_url(redis_url).flushall()

@@ -32,7 +32,15 @@ import redis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rq import Queue
 
-from bench.common import Figure, System, bundled_redis, jobs_done, main, subscribe_applied
+from bench.common import (
+    Figure,
+    System,
+    bundled_redis,
+    jobs_done,
+    main,
+    parse_applied,
+    subscribe_applied,
+)
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.moves import submit_move
@@ -89,8 +97,8 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
         msg = pubsub.get_message(timeout=0.5)
         if msg is None or msg["type"] != "message":
             continue
-        gid, _, applied = msg["data"].decode().rpartition(" ")
-        if gid in waiting and int(applied) >= waiting[gid]:
+        gid, applied = parse_applied(msg["data"])
+        if gid in waiting and applied >= waiting[gid]:
             del waiting[gid]
     elapsed = time.perf_counter() - t
     pubsub.close()

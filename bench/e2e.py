@@ -51,9 +51,11 @@ from bench.common import (
     bundled_redis,
     jobs_done,
     main,
+    parse_applied,
     percentile,
     subscribe_applied,
 )
+from service.store import game_key
 
 TARGET_P99_MS = 50.0
 #: `--rate-limits`: the limits on, as deployed by default, but far above what the few
@@ -68,15 +70,6 @@ APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
 
 
 # ---- the load generator (runs in its own processes) -----------------------------------------
-
-
-def _meta_key(gid: str) -> str:
-    return f"{{g:{gid}}}:meta"
-
-
-def _parse_applied(data: bytes) -> tuple[str, int]:
-    gid, _, applied = data.rpartition(b" ")
-    return gid.decode(), int(applied)
 
 
 def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
@@ -121,7 +114,7 @@ def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
         msg = pubsub.get_message(timeout=0.2)
         now = time.time()
         if msg and msg["type"] == "message":
-            gid, applied = _parse_applied(msg["data"])
+            gid, applied = parse_applied(msg["data"])
             with lock:
                 history = recent.setdefault(gid, [])
                 history.append((applied, now))
@@ -136,7 +129,7 @@ def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
             if due:
                 pipe = r.pipeline(transaction=False)
                 for gid, _seq in due:
-                    pipe.hget(_meta_key(gid), "applied")
+                    pipe.hget(game_key(gid, "meta"), "applied")
                 values = pipe.execute()
                 now = time.time()
                 with lock:
@@ -264,7 +257,7 @@ class _Applied:
             try:
                 for msg in self.pubsub.listen():  # blocking reads; resubscribes on reconnect
                     if msg["type"] == "message":
-                        self._heard(*_parse_applied(msg["data"]))
+                        self._heard(*parse_applied(msg["data"]))
             except Exception:  # meanwhile the game threads fall back on the meta hash
                 time.sleep(0.1)
 
@@ -300,7 +293,7 @@ class _Applied:
         while True:
             if event.wait(PLAYER_RECHECK):
                 return True
-            applied = int(self.r.hget(_meta_key(gid), "applied") or 0)  # a missed message?
+            applied = int(self.r.hget(game_key(gid, "meta"), "applied") or 0)  # a missed message?
             with self.lock:
                 if applied >= seq or time.monotonic() > deadline:
                     self.waiting.pop(gid, None)

@@ -122,9 +122,10 @@ def _run(queue: Queue, script: str, args: list[object]) -> object:
 _scripts: dict[str, Script] = {}
 
 
-def enqueue_resolve(queue: Queue, gid: str, job_id: str | None = None) -> None:
-    """One resolve job for the game; use `wake` (it decides whether a job is needed)."""
-    queue.enqueue(RESOLVE_FUNC, gid, job_id=job_id or resolve_job_id(gid),
+def enqueue_resolve(queue: Queue, gid: str, job_id: str) -> None:
+    """The resolve job whose lease a script just registered; use `wake` (it decides whether a
+    job is needed)."""
+    queue.enqueue(RESOLVE_FUNC, gid, job_id=job_id,
                   job_timeout=RESOLVE_TIMEOUT, result_ttl=0, failure_ttl=7 * 86400,
                   retry=Retry(max=5, interval=[1, 2, 5, 10, 30]))
 
