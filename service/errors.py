@@ -68,20 +68,36 @@ class Unavailable(Problem):
     status, code, title = 503, "unavailable", "A service Parley needs is unavailable"
 
 
+def problem_body(status: int, code: str, title: str, detail: str, **extra: Any
+                 ) -> dict[str, Any]:
+    return {"type": PROBLEM_TYPE + code, "title": title, "status": status, "detail": detail,
+            "code": code, **extra}
+
+
 def problem_response(status: int, code: str, title: str, detail: str,
                      headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    body = {"type": PROBLEM_TYPE + code, "title": title, "status": status, "detail": detail,
-            "code": code, **extra}
+    body = problem_body(status, code, title, detail, **extra)
     resp = Response(json.dumps(body), status=status, mimetype="application/problem+json")
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp
 
 
-def render_problem(problem: Problem) -> Response:
+def _log(problem: Problem) -> None:
     if problem.status >= 500:
         log.error("problem %s: %s", problem.code, problem.detail)
     else:
         log.info("problem %s (%d): %s", problem.code, problem.status, problem.detail)
+
+
+def item_problem(problem: Problem) -> dict[str, Any]:
+    """The problem body of one item of a batch (the batch itself answers 200)."""
+    _log(problem)
+    return problem_body(problem.status, problem.code, problem.title, problem.detail,
+                        **problem.extra)
+
+
+def render_problem(problem: Problem) -> Response:
+    _log(problem)
     return problem_response(problem.status, problem.code, problem.title, problem.detail,
                             problem.headers, **problem.extra)

@@ -132,6 +132,29 @@ def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
     return Game.from_meta(gid, meta)
 
 
+def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
+              pid: str | None) -> dict[str, Any]:
+    """The body of a seat's view (a spectator's for a player without a seat): the engine's
+    redaction, its text, and the legal moves when that seat is to act."""
+    record = Game.from_meta(gid, meta)
+    seat = record.seat_of(pid)
+    body = {"game": gid, "status": record.status, "seat": seat, "step": record.step,
+            "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
+            "legal_moves": [], "legal_moves_complete": True, "result": record.result,
+            "text": None}
+    if state_json is None:
+        return body
+    engine = get_engine(record.ruleset)
+    state = signing.load_json(state_json)
+    view = engine.view(state, seat)
+    body["state"] = view
+    body["text"] = engine.render_text(view)
+    if seat is not None and seat in record.to_act:
+        body["legal_moves"] = list(engine.legal_moves(state, seat))
+        body["legal_moves_complete"] = engine.decision(state).get("legal_moves_complete", True)
+    return body
+
+
 def load_game(store: Store, gid: str) -> Game | None:
     meta = store.meta(gid)
     return Game.from_meta(gid, meta) if meta else None

@@ -7,6 +7,8 @@ per player:
 - a move carries no bearer token: its player is the owner of the envelope's `key_id`, and that
   limit is charged only for envelopes whose signature verified (a stranger who copies someone's
   key id from an audit bundle cannot use up that player's allowance);
+- a batch of moves (`POST /v1/moves`) shares the quota of single moves, one unit per envelope
+  (per signed envelope for the player's limit);
 - game creation is limited per bearer token (a digest of it: no token is ever a Redis key or a
   log line) and per address; registration per address.
 
@@ -36,6 +38,7 @@ from werkzeug.exceptions import HTTPException
 from service.config import Config
 from service.errors import Conflict
 from service.schemas.common import ProblemSchema
+from service.schemas.moves import MAX_BATCH
 from service.store import Store, game_key
 
 log = logging.getLogger(__name__)
@@ -103,11 +106,10 @@ def signer_key() -> str:
 
 
 def _signer() -> str:
-    try:
-        body = json.loads(request.get_data(cache=True) or b"null")
-        key_id = body["key_id"] if isinstance(body, dict) else None
-    except (HTTPException, ValueError, KeyError, RecursionError):
-        key_id = None
+    body = _body()
+    if isinstance(body, dict) and isinstance(body.get("envelopes"), list):  # a batch: one key
+        body = body["envelopes"][0] if body["envelopes"] else None
+    key_id = body.get("key_id") if isinstance(body, dict) else None
     if not isinstance(key_id, str) or not 0 < len(key_id) <= 64:
         return "signer:none"
     owner = _KEY_OWNERS.get(key_id)
@@ -120,6 +122,23 @@ def _signer() -> str:
             _KEY_OWNERS.clear()
         _KEY_OWNERS[key_id] = owner
     return "player:" + owner
+
+
+def _body() -> Any:
+    """The request's JSON body, parsed once for the limits (None if it is not JSON)."""
+    if "parley_body" not in g:
+        try:
+            g.parley_body = json.loads(request.get_data(cache=True) or b"null")
+        except (HTTPException, ValueError, RecursionError):
+            g.parley_body = None
+    return g.parley_body
+
+
+def batch_cost() -> int:
+    """A batch of moves costs one request per envelope (at least one, at most a batch's)."""
+    body = _body()
+    envelopes = body.get("envelopes") if isinstance(body, dict) else None
+    return min(max(len(envelopes), 1), MAX_BATCH) if isinstance(envelopes, list) else 1
 
 
 def breach_headers() -> dict[str, str]:
@@ -147,6 +166,24 @@ def signed_move(response: Response) -> bool:
     return body.get("code") not in UNSIGNED_CODES
 
 
+def note_signed(outcomes: list[Any]) -> None:
+    """Count a batch's envelopes whose signature held (accepted, or refused after the check):
+    what the batch charges its signer."""
+    g.parley_signed = sum(1 for outcome in outcomes
+                          if getattr(outcome, "code", None) not in UNSIGNED_CODES)
+
+
+def signed_cost() -> int:
+    """The signer's charge for a batch: its signed envelopes once they are counted; before
+    the view runs (the window test), the whole batch."""
+    return g.get("parley_signed", batch_cost())
+
+
+def signed_batch(response: Response) -> bool:
+    """Charge the signer for a batch only if any of its envelopes was signed by the key."""
+    return response.status_code == 200 and g.get("parley_signed", 0) > 0
+
+
 def _limit(name: str) -> Callable[[], str]:
     return lambda: getattr(config(), name)
 
@@ -168,11 +205,20 @@ def init_limits(app: Flask, config: Config) -> Limiter:
     })
     limiter = Limiter(address_key, app=app)
     guarded: dict[str, list[Any]] = {
+        # one quota for single and batched moves: a batch counts each envelope
         "moves.Moves": [
-            limiter.limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],
-                          key_func=address_key, scope="moves-address"),
-            limiter.limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
-                          key_func=signer_key, deduct_when=signed_move, scope="moves-player"),
+            limiter.shared_limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],
+                                 key_func=address_key, scope="moves-address"),
+            limiter.shared_limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
+                                 key_func=signer_key, deduct_when=signed_move,
+                                 scope="moves-player"),
+        ],
+        "batch.MoveBatch": [
+            limiter.shared_limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],
+                                 key_func=address_key, scope="moves-address", cost=batch_cost),
+            limiter.shared_limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
+                                 key_func=signer_key, deduct_when=signed_batch,
+                                 scope="moves-player", cost=signed_cost),
         ],
         "players.Players": [
             limiter.limit(_limit("LIMIT_REGISTER_PER_ADDRESS"), methods=["POST"],

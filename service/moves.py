@@ -30,6 +30,7 @@ from service.errors import (
     InvalidJson,
     InvalidRequest,
     NotFound,
+    Problem,
     Unauthorized,
 )
 from service.games import Game, load_game
@@ -52,12 +53,22 @@ class Accepted:
 
 def parse_envelope(body: bytes) -> dict[str, Any]:
     """The envelope from the raw body: strict JSON, then the schema."""
+    return check_envelope(parse_body(body))
+
+
+def parse_body(body: bytes) -> Any:
+    """A move body as strict JSON: a duplicate key is refused, since a signature must cover
+    one meaning only."""
     try:
-        data = signing.parse_json_strict(body)
+        return signing.parse_json_strict(body)
     except signing.DuplicateKey as err:
         raise InvalidRequest(f"Duplicate JSON key {str(err)!r}.", code="malformed_move") from err
     except (ValueError, RecursionError) as err:
         raise InvalidJson("The body is not valid JSON.") from err
+
+
+def check_envelope(data: Any) -> dict[str, Any]:
+    """`data` (parsed strictly) if it matches the envelope schema; else a 422."""
     errors = _envelope_schema.validate(data) if isinstance(data, dict) else {"_schema": ["object"]}
     if errors:
         raise InvalidRequest("The envelope does not match its schema.", code="invalid_envelope",
@@ -65,19 +76,91 @@ def parse_envelope(body: bytes) -> dict[str, Any]:
     return data  # as sent: the signature covers these exact values
 
 
+@dataclass
+class _Append:
+    """An envelope that passed every check, to be appended after the chain head `prev`."""
+
+    gid: str
+    step: int
+    nonce: str
+    canonical_env: str
+    prev: str | None
+
+
 def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepted:
     """Check an envelope and append it to the game's move stream; raise a Problem if refused."""
     envelope = parse_envelope(body)
-    payload = envelope["payload"]
-    if payload["game"] != gid:
+    if envelope["payload"]["game"] != gid:
         raise InvalidRequest("The envelope names another game.", code="wrong_game")
+    canonical_env = _canonical(envelope)
+    key, meta, state_json, seen = store.accept_context(gid, envelope["key_id"],
+                                                       envelope["payload"]["nonce"])
+    checked = _check(store, server_key, envelope, canonical_env, key, meta, state_json, seen)
+    return checked if isinstance(checked, Accepted) else _append(store, server_key, checked)
+
+
+def submit_moves(store: Store, envelopes: list[Any], server_key: Any
+                 ) -> list[Accepted | Problem]:
+    """`submit_move` for several envelopes signed with one key (each names its game): every
+    check per envelope, with two round trips for the whole batch (the contexts, then the
+    appends). An envelope's refusal is its result; the others go on."""
+    results: list[Accepted | Problem | None] = [None] * len(envelopes)
+    todo: list[tuple[int, dict[str, Any], str]] = []
+    for i, data in enumerate(envelopes):
+        try:
+            envelope = check_envelope(data)
+            todo.append((i, envelope, _canonical(envelope)))
+        except Problem as problem:
+            results[i] = problem
+    key_ids = {envelope["key_id"] for _, envelope, _ in todo}
+    if len(key_ids) > 1:
+        raise InvalidRequest("The envelopes of a batch are signed with one key.",
+                             code="invalid_batch")
+    appends: list[tuple[int, _Append]] = []
+    if todo:
+        key, contexts = store.accept_contexts(
+            key_ids.pop(), [(env["payload"]["game"], env["payload"]["nonce"])
+                            for _, env, _ in todo])
+        for (i, envelope, canonical_env), (meta, state_json, seen) in zip(todo, contexts,
+                                                                           strict=True):
+            try:
+                checked = _check(store, server_key, envelope, canonical_env, key, meta,
+                                 state_json, seen)
+            except Problem as problem:
+                results[i] = problem
+                continue
+            if isinstance(checked, Accepted):
+                results[i] = checked
+            else:
+                appends.append((i, checked))
+    if appends:
+        now = int(time.time())
+        rows = [_row(append, now) for _, append in appends]
+        replies = store.accept_many(rows)
+        for (i, append), row, reply in zip(appends, rows, replies, strict=True):
+            try:
+                results[i] = (_outcome(store, server_key, append, reply, row[5], now)
+                              or _append(store, server_key, append))
+            except Problem as problem:
+                results[i] = problem
+    return results  # type: ignore[return-value]  # every slot is filled above
+
+
+def _canonical(envelope: dict[str, Any]) -> str:
     try:
-        canonical_env = signing.canonical(envelope).decode("utf-8")
+        return signing.canonical(envelope).decode("utf-8")
     except (rfc8785.CanonicalizationError, ValueError) as err:
         raise InvalidRequest(f"The envelope cannot be canonicalised: {err}",
                              code="invalid_envelope") from err
-    key, meta, state_json, seen = store.accept_context(gid, envelope["key_id"],
-                                                       payload["nonce"])
+
+
+def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_env: str,
+           key: dict[str, str] | None, meta: dict[str, str], state_json: str | None,
+           seen: int | None) -> Accepted | _Append:
+    """Every check of a schema-valid envelope against what the store holds, in DESIGN.md's
+    order: the same move again (its `Accepted`), the append to make, or a Problem."""
+    payload = envelope["payload"]
+    gid = payload["game"]
     if key is None:
         raise Unauthorized("No such key.", code="unknown_key")
     if not signing.verify_payload(signing.b64url_decode(key["public_key"]), payload,
@@ -111,7 +194,7 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepte
         raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
     if not dry_run_done:
         _dry_run(engine, state, seat, payload["move"], status=422)
-    return _append(store, server_key, gid, decision["step"], payload["nonce"], canonical_env,
+    return _Append(gid, decision["step"], payload["nonce"], canonical_env,
                    meta.get("last_hash", ""))
 
 
@@ -126,36 +209,49 @@ def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> Non
         raise cls(err.message, code=err.code) from err
 
 
-def _append(store: Store, server_key: Any, gid: str, step: int, nonce: str,
-            canonical_env: str, prev: str | None = None) -> Accepted:
-    """Append through the accepting script; `prev` is the chain head the caller read (if any)."""
-    digest = signing.sha256_hex(canonical_env.encode("utf-8"))
-    for _ in range(50):  # the chain head moves only when another move is accepted meanwhile
-        if prev is None:
-            prev = store.r.hget(game_key(gid, "meta"), "last_hash") or ""
-        entry_hash = signing.chain_hash(prev, digest)
+def _row(append: _Append, now: int) -> tuple[str, int, str, str, str, str, int]:
+    """The accepting script's arguments for `append` after its chain head `prev`."""
+    prev = append.prev or ""
+    digest = signing.sha256_hex(append.canonical_env.encode("utf-8"))
+    return (append.gid, append.step, append.nonce, append.canonical_env, prev,
+            signing.chain_hash(prev, digest), now)
+
+
+def _append(store: Store, server_key: Any, append: _Append) -> Accepted:
+    """Append through the accepting script, reading the chain head again on every retry."""
+    for attempt in range(50):  # the head moves only when another move is accepted meanwhile
+        if attempt or append.prev is None:
+            append.prev = store.r.hget(game_key(append.gid, "meta"), "last_hash") or ""
         now = int(time.time())
-        res = store.accept(gid, step, nonce, canonical_env, prev, entry_hash, now)
-        kind = res[0]
-        if kind == "retry":
-            prev = None
-            continue
-        if kind == "err":
-            code = res[1]
-            if code == "stale_step":
-                raise Conflict("The game moved on meanwhile.", code="stale_step")
-            if code == "duplicate_nonce":
-                raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
-            raise Conflict("The game is not active.", code=code)
-        seq = int(res[1])
-        if kind == "ok":
-            return Accepted(seq, True, receipt(server_key, gid, seq,
-                                               {"h": entry_hash, "t": iso(now)}),
-                            schedule=res[2] == "1")
-        # an idempotent re-post that raced its first post: the stored entry's receipt
-        return Accepted(seq, False, receipt(server_key, gid, seq,
-                                            store.entries(gid, seq, seq)[0][1]))
+        row = _row(append, now)
+        accepted = _outcome(store, server_key, append, store.accept(*row), row[5], now)
+        if accepted is not None:
+            return accepted
     raise Conflict("Too many concurrent moves; try again.", code="busy")
+
+
+def _outcome(store: Store, server_key: Any, append: _Append, res: list[str], entry_hash: str,
+             now: int) -> Accepted | None:
+    """The accepting script's reply as an `Accepted`, None for a moved chain head (retry), or
+    a Problem."""
+    kind = res[0]
+    if kind == "retry":
+        return None
+    if kind == "err":
+        code = res[1]
+        if code == "stale_step":
+            raise Conflict("The game moved on meanwhile.", code="stale_step")
+        if code == "duplicate_nonce":
+            raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
+        raise Conflict("The game is not active.", code=code)
+    seq = int(res[1])
+    if kind == "ok":
+        return Accepted(seq, True, receipt(server_key, append.gid, seq,
+                                           {"h": entry_hash, "t": iso(now)}),
+                        schedule=res[2] == "1")
+    # an idempotent re-post that raced its first post: the stored entry's receipt
+    return Accepted(seq, False, receipt(server_key, append.gid, seq,
+                                        store.entries(append.gid, seq, seq)[0][1]))
 
 
 def server_envelope(server_key: Any, gid: str, seat: int, step: int,
@@ -179,7 +275,8 @@ def append_server_move(store: Store, server_key: Any, gid: str, seat: int, step:
     """Append a server-signed timeout action to the move stream (refused if the step moved)."""
     envelope = server_envelope(server_key, gid, seat, step, move)
     canonical_env = signing.canonical(envelope).decode("utf-8")
-    return _append(store, server_key, gid, step, envelope["payload"]["nonce"], canonical_env)
+    return _append(store, server_key, _Append(gid, step, envelope["payload"]["nonce"],
+                                              canonical_env, None))
 
 
 def receipt(server_key: Any, gid: str, seq: int, fields: dict[str, str]) -> dict[str, Any]:

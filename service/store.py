@@ -262,13 +262,21 @@ class Store:
     def view_context(self, gid: str, token_hash: str | None
                      ) -> tuple[dict[str, str], str | None, str | None]:
         """(meta, state, the token's player) in one round trip: a seat's view per move."""
+        pid, [(meta, state)] = self.view_contexts(token_hash, [gid])
+        return meta, state, pid
+
+    def view_contexts(self, token_hash: str | None, gids: list[str]
+                      ) -> tuple[str | None, list[tuple[dict[str, str], str | None]]]:
+        """(the token's player, [(meta, state)] per game) in one round trip."""
         pipe = self.r.pipeline(transaction=False)
-        pipe.hgetall(game_key(gid, "meta"))
-        pipe.get(game_key(gid, "state"))
         if token_hash is not None:
             pipe.get(token_key(token_hash))
-        meta, state, *pid = pipe.execute()
-        return meta, state, pid[0] if pid else None
+        for gid in gids:
+            pipe.hgetall(game_key(gid, "meta"))
+            pipe.get(game_key(gid, "state"))
+        flat = pipe.execute()
+        pid = flat.pop(0) if token_hash is not None else None
+        return pid, list(zip(flat[::2], flat[1::2], strict=True))
 
     def secret(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "secret"))
@@ -288,34 +296,50 @@ class Store:
 
     def accept(self, gid: str, step: int, nonce: str, envelope: str, prev_hash: str,
                entry_hash: str, accepted_at: int) -> list[str]:
-        """Append one entry (the ACCEPT_MOVE script), one round trip in all.
+        """Append one entry (the ACCEPT_MOVE script), one round trip in all."""
+        return self.accept_many([(gid, step, nonce, envelope, prev_hash, entry_hash,
+                                  accepted_at)])[0]
 
-        The game goes into the sweep's pending index first, in the same pipeline: a web
+    def accept_many(self, appends: list[tuple[str, int, str, str, str, str, int]]
+                    ) -> list[list[str]]:
+        """Append entries (gid, step, nonce, envelope, prev hash, entry hash, accepted at),
+        each through the ACCEPT_MOVE script, in one round trip; the scripts' replies in order.
+
+        The games go into the sweep's pending index first, in the same pipeline: a web
         process that dies after the append leaves the move to the sweep (an entry refused here
         leaves a harmless mark). The script sets the game's `scheduled` flag itself, so an
         accepted move needs no further command unless it must enqueue a job (`fresh`).
         """
-        keys = [game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces"),
-                game_key(gid, "scheduled")]
-        args = [step, nonce, envelope, prev_hash, _b64(entry_hash), accepted_at, entry_hash]
-        return self._after(self._accept, keys, args, sadd=(PENDING_KEY, gid))
+        calls = []
+        for gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at in appends:
+            keys = [game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces"),
+                    game_key(gid, "scheduled")]
+            calls.append((keys, [step, nonce, envelope, prev_hash, _b64(entry_hash),
+                                 accepted_at, entry_hash]))
+        return self._after(self._accept, calls,
+                           sadd=(PENDING_KEY, *dict.fromkeys(a[0] for a in appends)))
 
-    def _after(self, script: Any, keys: list[str], args: list[Any],
-               sadd: tuple[str, str] | None) -> Any:
-        """`SADD sadd` then the script, in one round trip; the script's reply.
+    def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
+               sadd: tuple[str, ...] | None) -> list[Any]:
+        """`SADD sadd` then the script once per (keys, args), in one round trip; the
+        scripts' replies.
 
         EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
-        round trip on every execute.
+        round trip on every execute. A script missing (a restarted or flushed Redis) fails
+        every EVALSHA of the pipeline, so running it again after the load changes nothing twice.
         """
         for _ in range(2):
             pipe = self.r.pipeline(transaction=False)
             if sadd:
                 pipe.sadd(*sadd)
-            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            for keys, args in calls:
+                pipe.evalsha(script.sha, len(keys), *keys, *args)
             try:
-                return pipe.execute()[-1]
-            except redis.exceptions.NoScriptError:  # a restarted or flushed Redis
+                replies = pipe.execute()
+            except redis.exceptions.NoScriptError:
                 self.r.script_load(script.script)
+                continue
+            return replies[1:] if sadd else replies
         raise RuntimeError("a script cannot be loaded")
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
@@ -332,8 +356,8 @@ class Store:
         args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
                 json.dumps(draws), json.dumps(rejected), json.dumps(stored),
                 json.dumps(list(notices)), APPLIED_CHANNEL, f"{gid} {meta.get('applied', '0')}"]
-        return bool(self._after(self._commit, keys, args,
-                                sadd=(NOTIFY_KEY, gid) if notices else None))
+        return bool(self._after(self._commit, [(keys, args)],
+                                sadd=(NOTIFY_KEY, gid) if notices else None)[0])
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
         """Move-stream entries first..last (inclusive) as (seq, fields)."""
@@ -354,13 +378,21 @@ class Store:
     def accept_context(self, gid: str, key_id: str, nonce: str
                        ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:
         """(key, meta, state, seq of the nonce) in one round trip: the web's path per move."""
+        key, [(meta, state, seq)] = self.accept_contexts(key_id, [(gid, nonce)])
+        return key, meta, state, seq
+
+    def accept_contexts(self, key_id: str, moves: list[tuple[str, str]]) -> tuple[
+            dict[str, str] | None, list[tuple[dict[str, str], str | None, int | None]]]:
+        """(key, [(meta, state, seq of the nonce)] per (game, nonce)) in one round trip."""
         pipe = self.r.pipeline(transaction=False)
         pipe.hgetall(key_key(key_id))
-        pipe.hgetall(game_key(gid, "meta"))
-        pipe.get(game_key(gid, "state"))
-        pipe.hget(game_key(gid, "nonces"), nonce)
-        key, meta, state, seq = pipe.execute()
-        return key or None, meta, state, int(seq) if seq else None
+        for gid, nonce in moves:
+            pipe.hgetall(game_key(gid, "meta"))
+            pipe.get(game_key(gid, "state"))
+            pipe.hget(game_key(gid, "nonces"), nonce)
+        key, *flat = pipe.execute()
+        return key or None, [(meta, state, int(seq) if seq else None)
+                             for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)]
 
     def rejection(self, gid: str, seq: int) -> dict[str, str] | None:
         raw = self.r.hget(game_key(gid, "rejected"), str(seq))

@@ -12,12 +12,19 @@ from flask_smorest import Blueprint
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS, get_engine
-from service import dispatch, signing
+from service import dispatch
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.auth import bearer_digest, current_player, known_token
 from service.errors import Conflict, InvalidRequest, NotFound
-from service.games import PLATFORM_EVENTS, Game, create_game, load_game, start_game
+from service.games import (
+    PLATFORM_EVENTS,
+    Game,
+    create_game,
+    load_game,
+    seat_view,
+    start_game,
+)
 from service.limits import RATE_LIMITED, check_open_games, config, track_open_game
 from service.moves import get_game_or_404
 from service.queue import wake
@@ -179,24 +186,7 @@ class View(MethodView):
             known_token(pid)
         if not meta:
             raise NotFound("No such game.", code="game_not_found")
-        record = Game.from_meta(game, meta)
-        seat = record.seat_of(pid)
-        body = {"game": game, "status": record.status, "seat": seat, "step": record.step,
-                "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
-                "legal_moves": [], "legal_moves_complete": True, "result": record.result,
-                "text": None}
-        if state_json is None:
-            return body
-        engine = get_engine(record.ruleset)
-        state = signing.load_json(state_json)
-        view = engine.view(state, seat)
-        body["state"] = view
-        body["text"] = engine.render_text(view)
-        if seat is not None and seat in record.to_act:
-            body["legal_moves"] = list(engine.legal_moves(state, seat))
-            body["legal_moves_complete"] = engine.decision(state).get(
-                "legal_moves_complete", True)
-        return body
+        return seat_view(game, meta, state_json, pid)
 
 
 @blp.route("/<game>/events")

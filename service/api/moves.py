@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -9,9 +11,10 @@ from flask_smorest import Blueprint
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.limits import RATE_LIMITED
-from service.moves import get_game_or_404, move_status, submit_move
+from service.moves import Accepted, get_game_or_404, move_status, submit_move
 from service.queue import wake, wake_again
 from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
+from service.store import Store
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Signed moves")
 
@@ -37,23 +40,30 @@ class Moves(MethodView):
         same move. Rate-limited per address and per signing player (429 `rate_limited`)."""
         store = deps.store()
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())
-        if accepted.created:
-            body = {"id": accepted.seq, "status": "queued"}
-            if accepted.schedule:  # no wake of this game was outstanding
-                wake(deps.queue(), game)
-        else:
-            body = move_status(store, get_game_or_404(store, game), accepted.seq)
-            if body["status"] == "queued":
-                # a re-post of a move still queued: the first post may have stored it and
-                # then lost its process before the wake (the client saw no 202 and retried).
-                # The flag cannot tell an outstanding wake from a lost one, so wake the game
-                # anyway: at worst a second drain finds nothing left to do.
-                wake_again(store, deps.queue(), game)
-        location = url_for("moves.MoveResource", game=game, move=accepted.seq)
-        body = {**body, "location": location, "receipt": accepted.receipt}
-        body.pop("code", None)
-        body.pop("detail", None)
-        return body, 202, {"Location": location}
+        body = accepted_body(store, game, accepted)
+        return body, 202, {"Location": body["location"]}
+
+
+def accepted_body(store: Store, game: str, accepted: Accepted) -> dict[str, Any]:
+    """The answer to an accepted envelope (`id`, `status`, `location`, `receipt`), after
+    waking its game when it needs a drain."""
+    if accepted.created:
+        body = {"id": accepted.seq, "status": "queued"}
+        if accepted.schedule:  # no wake of this game was outstanding
+            wake(deps.queue(), game)
+    else:
+        body = move_status(store, get_game_or_404(store, game), accepted.seq)
+        if body["status"] == "queued":
+            # a re-post of a move still queued: the first post may have stored it and
+            # then lost its process before the wake (the client saw no 202 and retried).
+            # The flag cannot tell an outstanding wake from a lost one, so wake the game
+            # anyway: at worst a second drain finds nothing left to do.
+            wake_again(store, deps.queue(), game)
+    location = url_for("moves.MoveResource", game=game, move=accepted.seq)
+    body = {**body, "location": location, "receipt": accepted.receipt}
+    body.pop("code", None)
+    body.pop("detail", None)
+    return body
 
 
 @blp.route("/<game>/moves/<int:move>")

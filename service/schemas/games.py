@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.schemas.common import StrictInt
+from service.schemas.common import ProblemSchema, StrictInt
 
 
 class OptionSchema(Schema):
@@ -107,6 +107,27 @@ class ViewSchema(Schema):
     legal_moves_complete = fields.Boolean()
     result = fields.Dict(allow_none=True)
     text = fields.String(allow_none=True, metadata={"description": "plain-text rendering"})
+
+
+#: games in one batch of views at most
+MAX_VIEWS = 64
+
+
+class ViewBatchQuerySchema(Schema):
+    game = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                       validate=validate.Length(min=1, max=MAX_VIEWS), metadata={
+                           "description": "a game id; repeat for each game (at most 64)"})
+
+
+class ViewItemSchema(ViewSchema):
+    """One game's view, or the `problem` that game's view would have answered."""
+
+    problem = fields.Nested(ProblemSchema, metadata={"description": "why there is no view"})
+
+
+class ViewBatchSchema(Schema):
+    views = fields.List(fields.Nested(ViewItemSchema), required=True, metadata={
+        "description": "one per game asked for, in the order asked"})
 
 
 class EventSchema(Schema):

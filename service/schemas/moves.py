@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from service.schemas.common import B64Url, StrictInt
+from service.schemas.common import B64Url, ProblemSchema, StrictInt
 
 
 class PayloadSchema(Schema):
@@ -49,3 +49,28 @@ class MoveStatusSchema(Schema):
                                                                   "rejected"]))
     code = fields.String()
     detail = fields.String()
+
+
+#: envelopes in one batch at most (and the body stays within PARLEY_MAX_BODY)
+MAX_BATCH = 64
+
+
+class MoveBatchSchema(Schema):
+    """Several envelopes, each as `POST /v1/games/{game}/moves` takes it, all signed with one
+    key (documentation only: the body is parsed strictly, like a single envelope)."""
+
+    envelopes = fields.List(fields.Nested(EnvelopeSchema), required=True,
+                            validate=validate.Length(min=1, max=MAX_BATCH))
+
+
+class MoveResultSchema(MoveAcceptedSchema):
+    """One envelope's answer: the single endpoint's 202 body, or its `problem`."""
+
+    game = fields.String(allow_none=True, metadata={"description": "the game it names"})
+    problem = fields.Nested(ProblemSchema, metadata={
+        "description": "why this envelope was refused (nothing of it was stored)"})
+
+
+class MoveBatchResultSchema(Schema):
+    results = fields.List(fields.Nested(MoveResultSchema), required=True, metadata={
+        "description": "one per envelope, in the order sent"})
