@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
 B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -37,7 +37,11 @@ class B64Url(fields.String):
 
 
 class ProblemSchema(Schema):
-    """RFC 9457 problem details with Parley's machine-readable `code`."""
+    """RFC 9457 problem details with Parley's machine-readable `code`, and extension members
+    where a problem has more to say (such as `current_step` of a `stale_step`)."""
+
+    class Meta:
+        unknown = INCLUDE
 
     type = fields.String(metadata={"description": "URI naming the problem type"})
     title = fields.String()

@@ -95,11 +95,13 @@ class JoinedSchema(Schema):
     status = fields.String(required=True)
 
 
-class ViewSchema(Schema):
-    game = fields.String(required=True)
-    status = fields.String(required=True)
+class _ViewFields(Schema):
+    """A seat view's fields, none required (a batch item may be a problem instead)."""
+
+    game = fields.String()
+    status = fields.String()
     seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat"})
-    step = fields.Integer(required=True)
+    step = fields.Integer()
     step_kind = fields.String(allow_none=True)
     to_act = fields.List(fields.Integer())
     state = fields.Dict(allow_none=True, metadata={"description": "the engine's redacted view"})
@@ -107,6 +109,12 @@ class ViewSchema(Schema):
     legal_moves_complete = fields.Boolean()
     result = fields.Dict(allow_none=True)
     text = fields.String(allow_none=True, metadata={"description": "plain-text rendering"})
+
+
+class ViewSchema(_ViewFields):
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    step = fields.Integer(required=True)
 
 
 #: games in one batch of views at most
@@ -119,8 +127,8 @@ class ViewBatchQuerySchema(Schema):
                            "description": "a game id; repeat for each game (at most 64)"})
 
 
-class ViewItemSchema(ViewSchema):
-    """One game's view, or the `problem` that game's view would have answered."""
+class ViewItemSchema(_ViewFields):
+    """One game's view, or only its `game` and the `problem` its single view would answer."""
 
     problem = fields.Nested(ProblemSchema, metadata={"description": "why there is no view"})
 

@@ -63,10 +63,15 @@ class MoveBatchSchema(Schema):
                             validate=validate.Length(min=1, max=MAX_BATCH))
 
 
-class MoveResultSchema(MoveAcceptedSchema):
-    """One envelope's answer: the single endpoint's 202 body, or its `problem`."""
+class MoveResultSchema(Schema):
+    """One envelope's answer: the single endpoint's 202 body (`id`, `status`, `location`,
+    `receipt`), or its `problem`; `game` in both."""
 
     game = fields.String(allow_none=True, metadata={"description": "the game it names"})
+    id = fields.Integer(metadata={"description": "the move's sequence number"})
+    status = fields.String()
+    location = fields.String()
+    receipt = fields.Nested(ReceiptSchema)
     problem = fields.Nested(ProblemSchema, metadata={
         "description": "why this envelope was refused (nothing of it was stored)"})
 
