@@ -12,6 +12,9 @@ nonce, so each is accepted (they would be rejected as stale later: nothing resol
 here). Envelopes are signed before the clock starts.
 Target: >= 1,000 requests/s per web process.
 
+The batch figure posts the same moves as a bot playing 16 games would: `POST /v1/moves` with 16
+envelopes of one player, one per game, rate limits on; it reports envelopes per second.
+
 Flask's test client, measured here until session 5, spent about a third of its time building
 requests and reading responses, work no web process does; the WSGI call replaced it.
 """
@@ -36,6 +39,8 @@ from service.moves import submit_move
 from service.store import Store, game_key
 
 TARGET = 1000
+#: envelopes per `POST /v1/moves` in the batch figure (a bot with this many games to move)
+BATCH = 16
 
 
 def _game_in_play(store: Store) -> tuple[str, list[Player], int, dict]:
@@ -54,6 +59,37 @@ def _environ(path: str, body: bytes) -> dict[str, Any]:
             "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
             "wsgi.url_scheme": "http", "wsgi.multithread": True, "wsgi.multiprocess": True,
             "wsgi.run_once": False}
+
+
+def _batch_rate(app: Any, store: Store, count: int, size: int) -> float:
+    """Envelopes per second through `app` in `POST /v1/moves` batches of `size`, one envelope
+    per game of one player pair (as a bot playing `size` games sends them)."""
+    server_key = Ed25519PrivateKey.generate()
+    pair: list[Player] | None = None
+    games = []
+    for _ in range(size):
+        gid, pair = stratego_in_play(store, server_key, players=pair)
+        state = json.loads(store.r.get(game_key(gid, "state")))
+        games.append((gid, state["step"], next(get_engine("stratego").legal_moves(state, 0))))
+    assert pair is not None
+    environs = []
+    for _ in range(count // size):
+        envelopes = [json.loads(pair[0].envelope(gid, 0, step, move)) for gid, step, move in games]
+        environs.append(_environ("/v1/moves", json.dumps({"envelopes": envelopes}).encode()))
+    statuses: list[str] = []
+    bodies: list[bytes] = []
+
+    def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
+        statuses.append(status)
+
+    t = time.perf_counter()
+    for environ in environs:
+        bodies.append(b"".join(app(environ, start_response)))
+    rate = len(environs) * size / (time.perf_counter() - t)
+    if any(not status.startswith("200") for status in statuses) or any(
+            b'"problem"' in body for body in bodies):
+        raise RuntimeError(f"not accepted: {sorted(set(statuses))} {bodies[0][:300]!r}")
+    return rate
 
 
 def _wsgi_rate(app: Any, store: Store, count: int) -> float:
@@ -84,6 +120,8 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
                   op=">=", target=TARGET)
     limited = Figure("accept: POST through the app, rate limits on (Stratego)", unit="req/s",
                      op=">=", target=TARGET)
+    batched = Figure(f"accept: envelopes in batches of {BATCH} through the app, limits on",
+                     unit="moves/s")
     with bundled_redis() as url:
         os.environ["REDIS_URL"] = url
         os.environ.pop("PARLEY_STORE_URL", None)
@@ -111,7 +149,8 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
             direct.samples.append(count / (time.perf_counter() - t))
             for figure, app in apps:
                 figure.samples.append(_wsgi_rate(app, store, count))
-    return [direct, bare, limited]
+            batched.samples.append(_batch_rate(apps[1][1], store, count, BATCH))
+    return [direct, bare, limited, batched]
 
 
 def _extra(p: Any) -> None:

@@ -49,9 +49,11 @@ class Player:
         return json.dumps(env).encode()
 
 
-def stratego_game(store: Store, army: str = "original") -> tuple[str, list[Player]]:
-    """An active Stratego game in the store, seats in joining order, setups not yet made."""
-    players = [Player(n).register(store) for n in ("red", "blue")]
+def stratego_game(store: Store, army: str = "original", players: list[Player] | None = None
+                  ) -> tuple[str, list[Player]]:
+    """An active Stratego game in the store, seats in joining order, setups not yet made
+    (between `players` if given: a pair can play many games)."""
+    players = players or [Player(n).register(store) for n in ("red", "blue")]
     game = create_game(store, "stratego", {"army": army, "red_player": "joined"}, 2,
                        players[0].id)
     for seat, p in enumerate(players):
@@ -60,13 +62,13 @@ def stratego_game(store: Store, army: str = "original") -> tuple[str, list[Playe
     return game.id, players
 
 
-def stratego_in_play(store: Store, server_key: Any,
-                     army: str = "original") -> tuple[str, list[Player]]:
+def stratego_in_play(store: Store, server_key: Any, army: str = "original",
+                     players: list[Player] | None = None) -> tuple[str, list[Player]]:
     """A Stratego game after both setups (each the first listed placement), resolved in this
     process. No resolve job was enqueued for the setups, so the game's `scheduled` flag the
     accepting script set is cleared: the next accepted move asks for a job, as in service."""
     engine = get_engine("stratego")
-    gid, players = stratego_game(store, army)
+    gid, players = stratego_game(store, army, players)
     for seat in (0, 1):
         state = json.loads(store.r.get(game_key(gid, "state")))
         move = next(engine.legal_moves(state, seat))
