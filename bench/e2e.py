@@ -1,7 +1,8 @@
 """End to end: concurrent Stratego games through the real HTTP API, and RQ's own loop.
 
 A throwaway system on loopback: the bundled Redis (AOF, everysec), gunicorn (`--web`
-processes) and `--workers` `parley worker` processes of one worker class. Three phases, one run:
+processes) and `--workers` `parley worker` processes of one worker class. One run measures, on
+the same system:
 
 1. **RQ no-op**: `--loaders` processes enqueue no-op jobs (`bench.noop.noop`, result_ttl 0, like
    resolve jobs) as fast as they can for `--seconds`, and the same workers run them: jobs
@@ -12,6 +13,18 @@ processes) and `--workers` `parley worker` processes of one worker class. Three 
    Moves applied per second, and submit->applied latency p50/p95/p99.
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
 
+Then phases 2 and 3 again with **batching bots** (`--mode` picks one kind of client or both). A
+bot or a tournament runner playing many games pays the web stack's per-request cost (gunicorn
+and the framework, ~0.3-0.4 ms of CPU: about a third of what a move's two requests cost the web
+processes) once per batch instead of twice per move. Each loader process is one pair of bots, P
+and Q, registered once, playing all its `--games` games against each other from one thread over
+one connection. Whenever games are ready (new, or their last move applied), each bot in turn
+takes all its ready games where it is probably to act, fetches their views in one
+`GET /v1/views`, picks a move wherever the view says it is to act (a wrong guess passes the
+game to the other bot) and posts all its envelopes in one `POST /v1/moves`. Batches form as games
+become ready: nothing waits to fill one. Pacing is per game, as above: a game is ready no
+earlier than its next slot.
+
 The load generator is kept cheap per move, so that the figures measure the server rather than
 the client: one keep-alive connection per game thread over a plain socket (`_Http`), one view
 GET per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a
@@ -20,18 +33,21 @@ state publishes `"<game id> <applied>"` on `service.store.APPLIED_CHANNEL`, and 
 receipt id `seq` is applied once `applied >= seq`. An observer process (no GIL shared with the
 players) subscribes before the loaders start and times every move submitted in the phase from
 its POST to that message; in each loader one subscriber thread wakes the game thread waiting
-for its move. Neither costs the web processes anything. A missed message can't hang a run: a
-move not seen within a few seconds (the observer) or a second (the players) is checked once
-against the `applied` field of the game's meta hash, and waited for again if need be.
+for its move (a bot pair's thread: it marks the game ready). Neither costs the web processes
+anything. A missed message can't hang a run: a move not seen within a few seconds (the
+observer) or a second (the players) is checked once against the `applied` field of the game's
+meta hash, and waited for again if need be.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
-Also printed: moves per RQ job (the workers' successful-job counters) in the peak phase.
+The same targets for each kind of client. Also printed: moves per RQ job (the workers'
+successful-job counters) in the peak phase, and the batching bots' moves per POST.
 Rate limits are off unless `--rate-limits` turns them on (far above the load, so that they
 cost what they cost in a deployment and refuse nothing).
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import random
 import socket
@@ -67,6 +83,8 @@ RATE_LIMITS_ON = {"PARLEY_RATE_LIMITS": "1", **{
 OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
 PLAYER_RECHECK = 1.0  # s: likewise for a game thread waiting for its own move
 APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
+BATCH_MAX = 64  # envelopes per POST /v1/moves, games per GET /v1/views (the server's limit)
+BATCH_WAIT = 0.05  # s: a bot pair's longest wait for its first ready game
 
 
 # ---- the load generator (runs in its own processes) -----------------------------------------
@@ -426,6 +444,249 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
     out.put({"errors": errors[:5], "error_count": len(errors)})
 
 
+class _Ready(_Applied):
+    """`_Applied` for one thread playing many games: no thread blocks per game; a game whose
+    awaited move is applied joins `ready` and one event wakes the player thread."""
+
+    def __init__(self, redis_url: str) -> None:
+        # before the listener starts: it may call `_heard` at once
+        self.awaited: dict[str, tuple[int, float, float]] = {}  # gid -> seq, check, deadline
+        self.ready: list[str] = []
+        self.event = threading.Event()
+        super().__init__(redis_url)
+
+    def _heard(self, gid: str, applied: int) -> None:
+        with self.lock:
+            latest = self.latest.get(gid)
+            if latest is None:  # another loader's game
+                return
+            if applied > latest:
+                self.latest[gid] = applied
+            self._resolve(gid, applied)
+
+    def _resolve(self, gid: str, applied: int) -> None:  # with lock held
+        awaited = self.awaited.get(gid)
+        if awaited and applied >= awaited[0]:
+            del self.awaited[gid]
+            self.ready.append(gid)
+            self.event.set()
+
+    def expect(self, gid: str, seq: int) -> None:
+        """Put `gid` in `ready` once its move `seq` is applied (maybe already)."""
+        now = time.monotonic()
+        with self.lock:
+            self.awaited[gid] = (seq, now + PLAYER_RECHECK, now + APPLY_TIMEOUT)
+            self._resolve(gid, self.latest.get(gid, 0))
+
+    def forget(self, gid: str) -> None:
+        super().forget(gid)
+        with self.lock:
+            self.awaited.pop(gid, None)
+
+    def take(self, timeout: float) -> tuple[list[str], list[str]]:
+        """The games whose awaited move was applied (waiting up to `timeout` for the first), and
+        those whose move was not applied within APPLY_TIMEOUT (no longer awaited). A move not heard
+        of within PLAYER_RECHECK is checked against the game's meta hash (a missed message)."""
+        if timeout > 0:
+            self.event.wait(timeout)
+        now = time.monotonic()
+        with self.lock:
+            self.event.clear()
+            due = [(gid, seq) for gid, (seq, check, _) in self.awaited.items() if check <= now]
+        lost = []
+        if due:
+            pipe = self.r.pipeline(transaction=False)
+            for gid, _seq in due:
+                pipe.hget(game_key(gid, "meta"), "applied")
+            values = pipe.execute()
+            now = time.monotonic()
+            with self.lock:
+                for (gid, _seq), value in zip(due, values, strict=True):
+                    applied = int(value or 0)
+                    if gid in self.latest:
+                        self.latest[gid] = max(self.latest[gid], applied)
+                    self._resolve(gid, applied)
+                    if gid in self.awaited:
+                        seq, _check, deadline = self.awaited[gid]
+                        if now > deadline:
+                            del self.awaited[gid]
+                            lost.append(gid)
+                        else:
+                            self.awaited[gid] = (seq, now + PLAYER_RECHECK, deadline)
+        with self.lock:
+            ready, self.ready = self.ready, []
+        return ready, lost
+
+
+class _Table:
+    """One game of a bot pair: who (probably) acts next, and whether a move is in flight."""
+
+    __slots__ = ("acting", "gid", "seats", "seq", "slot", "waiting")
+
+    def __init__(self, gid: str, seats: list[int], slot: float) -> None:
+        self.gid, self.seats, self.slot = gid, seats, slot  # seats[b]: bot b's seat
+        self.acting = {0, 1}  # the secret setups: both seats at once
+        self.waiting = False  # True from the last move of a turn until it is applied
+        self.seq = 0  # the game's latest move submitted
+
+
+def _bot_pair(url: str, redis_url: str, games: int, start: float, seconds: float,
+              rate: float | None, army: str, seed: int, out: Any, observed: Any) -> None:
+    """Two bots play `games` games against each other from `start` (wall clock) for `seconds`,
+    from one thread over one connection, a batch per request; report."""
+    from tests.players import TestPlayer
+
+    stop_at = start + seconds
+    errors: list[str] = []
+    counts = {"posts": 0, "envelopes": 0}  # the batches posted in the measured window
+    http = _Http(url)
+    applied = _Ready(redis_url)
+    chooser = random.Random(seed)
+    interval = games / rate if rate else None  # per game
+    bots = [TestPlayer(f"b{seed}-{i}").register(http) for i in range(2)]
+    tables: dict[str, _Table] = {}
+    vacant = [start + chooser.uniform(0, interval or 0) for _ in range(games)]  # their slots
+
+    def error(text: str) -> None:
+        errors.append(text[:300])
+
+    def drop(t: _Table) -> None:
+        """The game is over, or was given up on: a new one takes its slot."""
+        if tables.pop(t.gid, None) is not None:
+            applied.forget(t.gid)
+            vacant.append(t.slot)
+
+    def new_games() -> None:
+        while vacant:
+            resp = http.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
+                "army": army, "red_player": "joined"}}, headers=bots[0].auth)
+            if resp.status_code != 201:
+                raise RuntimeError(f"create game: {resp.status_code} {resp.text[:200]}")
+            gid = resp.json()["id"]
+            seats = []
+            for bot in bots:  # the game starts (no longer open) at the second join
+                resp = http.post(f"/v1/games/{gid}/join", json={}, headers=bot.auth)
+                if resp.status_code >= 300:
+                    raise RuntimeError(f"join: {resp.status_code} {resp.text[:200]}")
+                seats.append(resp.json()["seat"])
+            applied.track(gid)
+            tables[gid] = _Table(gid, seats, vacant.pop())
+
+    def absorb(ready: list[str], lost: list[str]) -> None:
+        for gid in ready:
+            if (t := tables.get(gid)) is not None:
+                t.waiting = False
+        for gid in lost:
+            error(f"game {gid}: not applied within {APPLY_TIMEOUT:.0f} s")
+            if (t := tables.get(gid)) is not None:
+                drop(t)
+
+    def play_batch(b: int, due: list[_Table]) -> None:
+        """Bot `b`'s views of the games in `due` in one GET, its moves in one POST."""
+        bot = bots[b]
+        query = "&".join(f"game={t.gid}" for t in due)
+        resp = http.get(f"/v1/views?{query}", headers=bot.auth)
+        views = resp.json().get("views") if resp.status_code == 200 else None
+        if not isinstance(views, list) or len(views) != len(due):
+            error(f"views: {resp.status_code} {resp.text[:200]}")
+            for t in due:
+                drop(t)
+            return
+        batch: list[tuple[_Table, bool]] = []  # the game, and whether its move is a setup
+        envelopes = []
+        for t, view in zip(due, views, strict=True):
+            if "problem" in view:
+                error(f"view of {t.gid}: {orjson.dumps(view['problem'])[:200]!r}")
+                drop(t)
+            elif view["status"] != "active":
+                drop(t)  # over: next game
+            elif view["seat"] not in view["to_act"]:  # a wrong guess: the other bot's batch
+                t.acting = {c for c in (0, 1) if t.seats[c] in view["to_act"]}
+                if not t.acting:
+                    error(f"active game {t.gid} with no seat of ours to act: {view['to_act']}")
+                    drop(t)
+            elif not view["legal_moves"]:
+                error(f"game {t.gid}: seat {view['seat']} to act without a legal move")
+                drop(t)
+            else:
+                setup = view["step_kind"] == "setup"
+                move = view["legal_moves"][0] if setup else chooser.choice(view["legal_moves"])
+                envelopes.append(bot.envelope(t.gid, view["seat"], view["step"], move))
+                batch.append((t, setup))
+        if not batch:
+            return
+        t0 = time.time()
+        resp = http.post("/v1/moves", json={"envelopes": envelopes})
+        results = resp.json().get("results") if resp.status_code == 200 else None
+        if not isinstance(results, list) or len(results) != len(batch):
+            error(f"batch of {len(batch)}: {resp.status_code} {resp.text[:200]}")
+            for t, _setup in batch:
+                drop(t)
+            return
+        measured = start <= t0 < stop_at
+        if measured:
+            counts["posts"] += 1
+            counts["envelopes"] += len(batch)
+        for (t, setup), result in zip(batch, results, strict=True):
+            if "problem" in result or result.get("game") != t.gid:
+                error(f"move in {t.gid}: {orjson.dumps(result)[:200]!r}")
+                drop(t)
+                continue
+            seq = result["id"]
+            if measured:
+                observed.put((t.gid, seq, t0))
+            t.seq = max(t.seq, seq)
+            if interval:  # open loop: this game's next slot
+                t.slot = max(t.slot + interval, t0)
+            t.acting.discard(b)
+            if not t.acting:  # the turn is complete: wait until it is applied
+                # after the setups Red (seat 0) moves first, then the seats alternate
+                t.acting = {t.seats.index(0)} if setup else {1 - b}
+                t.waiting = True
+                applied.expect(t.gid, t.seq)
+
+    def step(timeout: float) -> bool:
+        """Absorb what was applied, fill vacant places, play each bot's due games; True if
+        something was posted."""
+        absorb(*applied.take(timeout))
+        if vacant:
+            new_games()
+        now = time.time()
+        posted = False
+        for b in (0, 1):
+            due = [t for t in tables.values() if not t.waiting and b in t.acting and t.slot <= now]
+            for i in range(0, len(due), BATCH_MAX):
+                play_batch(b, due[i:i + BATCH_MAX])
+                posted = True
+        return posted
+
+    def pause() -> float:
+        """How long to wait for an applied move: until the next slot of a game due to move."""
+        slots = [t.slot for t in tables.values() if not t.waiting and t.acting]
+        return min(BATCH_WAIT, max(0.0, min(slots, default=math.inf) - time.time()))
+
+    try:
+        new_games()
+    except Exception as exc:
+        error(f"{type(exc).__name__}: {exc}")
+    while time.time() < start:
+        time.sleep(0.01)
+    timeout = 0.0
+    while time.time() < stop_at:
+        try:
+            timeout = 0.0 if step(timeout) else pause()
+        except Exception as exc:  # counted, and the bots play on
+            error(f"{type(exc).__name__}: {exc}")
+            http.close()
+            for t in [t for t in tables.values() if not t.waiting]:
+                drop(t)  # their turn's state is unknown
+            time.sleep(0.1)
+    while any(t.waiting for t in tables.values()):  # the last moves: applied, or lost
+        absorb(*applied.take(0.2))
+    http.close()
+    out.put({"errors": errors[:5], "error_count": len(errors), **counts})
+
+
 def _enqueuer(redis_url: str, start: float, seconds: float, out: Any) -> None:
     from rq import Queue
 
@@ -469,7 +730,8 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
 
 
 def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float,
-              rate: float | None, army: str) -> dict[str, Any]:
+              rate: float | None, army: str, batch: bool = False) -> dict[str, Any]:
+    """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     observed, latencies_out, ready = ctx.Queue(), ctx.Queue(), ctx.Event()
@@ -480,8 +742,9 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
         raise RuntimeError("the observer did not subscribe")
     start = time.time() + 3 + games * loaders * 0.05  # time to register and create the games
     share = rate / loaders if rate else None  # each loader paces its own games
-    procs = [ctx.Process(target=_loader, args=(url, redis_url, games, start, seconds, share,
-                                               army, n, out, observed)) for n in range(loaders)]
+    target = _bot_pair if batch else _loader
+    procs = [ctx.Process(target=target, args=(url, redis_url, games, start, seconds, share,
+                                              army, n, out, observed)) for n in range(loaders)]
     for p in procs:
         p.start()
     conn = redis.Redis.from_url(redis_url)
@@ -496,21 +759,25 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     latencies = [lat for t0, lat in latencies_out.get(timeout=60) if t0 + lat <= start + seconds]
     observer.join()
     errors = sum(r["error_count"] for r in reports)
+    posts = sum(r.get("posts", 0) for r in reports)
     return {"moves_per_s": len(latencies) / seconds, "latencies": latencies, "errors": errors,
             "samples": [e for r in reports for e in r["errors"]][:3],
-            "moves_per_job": len(latencies) / jobs if jobs else float("nan")}
+            "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
+            "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
+            if posts else float("nan")}
 
 
 def run(runs: int | None = None, quick: bool = False, seconds: float | None = None,
         workers: int = 2, web: int = 2, loaders: int = 2, games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
-        **_: Any) -> list[Figure]:
+        mode: str = "both", **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
-    tag = f"{worker_class}, {workers} workers, {web} web, {loaders * games} games"
-    if rate_limits:
-        tag += ", rate limits on"
+    modes = ("single", "batch") if mode == "both" else (mode,)
+    system_tag = f"{worker_class}, {workers} workers, {web} web"
+    limits_tag = ", rate limits on" if rate_limits else ""
+    tag = f"{system_tag}, {loaders * games} games{limits_tag}"
     noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers)", unit="jobs/s")
     moves = Figure(f"e2e: moves applied/s at peak ({tag})", unit="moves/s")
     ratio = Figure("e2e: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
@@ -523,7 +790,19 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
     h99 = Figure("e2e: submit->applied p99 at half peak", unit="ms", op="<=",
                  target=TARGET_P99_MS)
     errors = Figure("e2e: refused or lost moves", unit="count")
+    btag = f"{system_tag}, {loaders} bot pairs x {games} games{limits_tag}"
+    b_moves = Figure(f"e2e batch: moves applied/s at peak ({btag})", unit="moves/s")
+    b_ratio = Figure("e2e batch: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
+                     target=1.0)
+    b_per_job = Figure("e2e batch: moves per RQ job at peak", unit="moves/job")
+    b_per_post = Figure("e2e batch: moves per POST /v1/moves at peak", unit="moves/post")
+    b_p50 = Figure("e2e batch: submit->applied p50 at peak", unit="ms")
+    b_p99 = Figure("e2e batch: submit->applied p99 at peak", unit="ms")
+    b_h99 = Figure("e2e batch: submit->applied p99 at half peak", unit="ms", op="<=",
+                   target=TARGET_P99_MS)
+    b_errors = Figure("e2e batch: refused or lost moves", unit="count")
     for _ in range(runs):
+        phases: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # mode -> (peak, half)
         with bundled_redis() as redis_url:
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
                             web_processes=web, workers=workers, worker_class=worker_class,
@@ -532,26 +811,49 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             try:
                 time.sleep(1.0)  # workers registered
                 rq_rate = noop_rate(redis_url, loaders, seconds)
-                peak = move_load(system.url, redis_url, loaders, games, seconds, None, army)
-                half = move_load(system.url, redis_url, loaders, games, seconds,
-                                 peak["moves_per_s"] / 2, army)
+                for m in modes:  # side by side on the same system
+                    batch = m == "batch"
+                    peak = move_load(system.url, redis_url, loaders, games, seconds, None, army,
+                                     batch)
+                    half = move_load(system.url, redis_url, loaders, games, seconds,
+                                     peak["moves_per_s"] / 2, army, batch)
+                    phases[m] = (peak, half)
             finally:
                 system.stop()
         noop.samples.append(rq_rate)
-        moves.samples.append(peak["moves_per_s"])
-        ratio.samples.append(peak["moves_per_s"] / rq_rate)
-        per_job.samples.append(peak["moves_per_job"])
-        lat = [x * 1000 for x in peak["latencies"]]
-        p50.samples.append(percentile(lat, 50))
-        p95.samples.append(percentile(lat, 95))
-        p99.samples.append(percentile(lat, 99))
-        hl = [x * 1000 for x in half["latencies"]]
-        h50.samples.append(percentile(hl, 50))
-        h99.samples.append(percentile(hl, 99))
-        errors.samples.append(peak["errors"] + half["errors"])
-        if peak["samples"] or half["samples"]:
-            print("e2e: errors:", peak["samples"] + half["samples"])
-    return [noop, moves, ratio, per_job, p50, p95, p99, h50, h99, errors]
+        if "single" in phases:
+            peak, half = phases["single"]
+            moves.samples.append(peak["moves_per_s"])
+            ratio.samples.append(peak["moves_per_s"] / rq_rate)
+            per_job.samples.append(peak["moves_per_job"])
+            lat = [x * 1000 for x in peak["latencies"]]
+            p50.samples.append(percentile(lat, 50))
+            p95.samples.append(percentile(lat, 95))
+            p99.samples.append(percentile(lat, 99))
+            hl = [x * 1000 for x in half["latencies"]]
+            h50.samples.append(percentile(hl, 50))
+            h99.samples.append(percentile(hl, 99))
+            errors.samples.append(peak["errors"] + half["errors"])
+        if "batch" in phases:
+            peak, half = phases["batch"]
+            b_moves.samples.append(peak["moves_per_s"])
+            b_ratio.samples.append(peak["moves_per_s"] / rq_rate)
+            b_per_job.samples.append(peak["moves_per_job"])
+            b_per_post.samples.append(peak["moves_per_post"])
+            lat = [x * 1000 for x in peak["latencies"]]
+            b_p50.samples.append(percentile(lat, 50))
+            b_p99.samples.append(percentile(lat, 99))
+            b_h99.samples.append(percentile([x * 1000 for x in half["latencies"]], 99))
+            b_errors.samples.append(peak["errors"] + half["errors"])
+        for m, (peak, half) in phases.items():
+            if peak["samples"] or half["samples"]:
+                print(f"e2e ({m}): errors:", peak["samples"] + half["samples"])
+    figures = [noop]
+    if "single" in modes:
+        figures += [moves, ratio, per_job, p50, p95, p99, h50, h99, errors]
+    if "batch" in modes:
+        figures += [b_moves, b_ratio, b_per_job, b_per_post, b_p50, b_p99, b_h99, b_errors]
+    return figures
 
 
 def _extra(p: Any) -> None:
@@ -564,6 +866,8 @@ def _extra(p: Any) -> None:
     p.add_argument("--army", default="original", choices=("original", "duel"))
     p.add_argument("--rate-limits", action="store_true",
                    help="rate limits on (set far above the load), as deployed by default")
+    p.add_argument("--mode", default="both", choices=("both", "single", "batch"),
+                   help="clients: one request per move, batching bots, or both side by side")
 
 
 if __name__ == "__main__":
