@@ -54,6 +54,7 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -781,30 +782,11 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
     modes = ("single", "batch") if mode == "both" else (mode,)
     system_tag = f"{worker_class}, {workers} workers, {web} web"
     limits_tag = ", rate limits on" if rate_limits else ""
-    tag = f"{system_tag}, {loaders * games} games{limits_tag}"
     noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers)", unit="jobs/s")
-    moves = Figure(f"e2e: moves applied/s at peak ({tag})", unit="moves/s")
-    ratio = Figure("e2e: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
-                   target=1.0)
-    per_job = Figure("e2e: moves per RQ job at peak", unit="moves/job")
-    p50 = Figure("e2e: submit->applied p50 at peak", unit="ms")
-    p95 = Figure("e2e: submit->applied p95 at peak", unit="ms")
-    p99 = Figure("e2e: submit->applied p99 at peak", unit="ms")
-    h50 = Figure("e2e: submit->applied p50 at half peak", unit="ms")
-    h99 = Figure("e2e: submit->applied p99 at half peak", unit="ms", op="<=",
-                 target=TARGET_P99_MS)
-    errors = Figure("e2e: refused or lost moves", unit="count")
-    btag = f"{system_tag}, {loaders} bot pairs x {bot_games} games{limits_tag}"
-    b_moves = Figure(f"e2e batch: moves applied/s at peak ({btag})", unit="moves/s")
-    b_ratio = Figure("e2e batch: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
-                     target=1.0)
-    b_per_job = Figure("e2e batch: moves per RQ job at peak", unit="moves/job")
-    b_per_post = Figure("e2e batch: moves per POST /v1/moves at peak", unit="moves/post")
-    b_p50 = Figure("e2e batch: submit->applied p50 at peak", unit="ms")
-    b_p99 = Figure("e2e batch: submit->applied p99 at peak", unit="ms")
-    b_h99 = Figure("e2e batch: submit->applied p99 at half peak", unit="ms", op="<=",
-                   target=TARGET_P99_MS)
-    b_errors = Figure("e2e batch: refused or lost moves", unit="count")
+    kinds = {"single": _client_figures("e2e", f"{system_tag}, {loaders * games} games"
+                                              f"{limits_tag}", batch=False),
+             "batch": _client_figures("e2e batch", f"{system_tag}, {loaders} bot pairs x "
+                                                   f"{bot_games} games{limits_tag}", batch=True)}
     for _ in range(runs):
         phases: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # mode -> (peak, half)
         with bundled_redis() as redis_url:
@@ -826,39 +808,45 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             finally:
                 system.stop()
         noop.samples.append(rq_rate)
-        if "single" in phases:
-            peak, half = phases["single"]
-            moves.samples.append(peak["moves_per_s"])
-            ratio.samples.append(peak["moves_per_s"] / rq_rate)
-            per_job.samples.append(peak["moves_per_job"])
-            lat = [x * 1000 for x in peak["latencies"]]
-            p50.samples.append(percentile(lat, 50))
-            p95.samples.append(percentile(lat, 95))
-            p99.samples.append(percentile(lat, 99))
-            hl = [x * 1000 for x in half["latencies"]]
-            h50.samples.append(percentile(hl, 50))
-            h99.samples.append(percentile(hl, 99))
-            errors.samples.append(peak["errors"] + half["errors"])
-        if "batch" in phases:
-            peak, half = phases["batch"]
-            b_moves.samples.append(peak["moves_per_s"])
-            b_ratio.samples.append(peak["moves_per_s"] / rq_rate)
-            b_per_job.samples.append(peak["moves_per_job"])
-            b_per_post.samples.append(peak["moves_per_post"])
-            lat = [x * 1000 for x in peak["latencies"]]
-            b_p50.samples.append(percentile(lat, 50))
-            b_p99.samples.append(percentile(lat, 99))
-            b_h99.samples.append(percentile([x * 1000 for x in half["latencies"]], 99))
-            b_errors.samples.append(peak["errors"] + half["errors"])
+        for m, (peak, half) in phases.items():
+            for figure, sample in kinds[m]:
+                figure.samples.append(sample(peak, half, rq_rate))
         for m, (peak, half) in phases.items():
             if peak["samples"] or half["samples"]:
                 print(f"e2e ({m}): errors:", peak["samples"] + half["samples"])
-    figures = [noop]
-    if "single" in modes:
-        figures += [moves, ratio, per_job, p50, p95, p99, h50, h99, errors]
-    if "batch" in modes:
-        figures += [b_moves, b_ratio, b_per_job, b_per_post, b_p50, b_p99, b_h99, b_errors]
-    return figures
+    return [noop, *(figure for m in modes for figure, _ in kinds[m])]
+
+
+def _client_figures(prefix: str, tag: str, batch: bool
+                    ) -> list[tuple[Figure, Callable[[dict, dict, float], float]]]:
+    """One kind of client's figures, each with how a run's (peak phase, half-peak phase, RQ
+    no-op rate) gives its sample. Batching bots add their batch size; the per-game clients
+    also report p95 at peak and p50 at half peak."""
+
+    def ms(phase: dict[str, Any], q: float) -> float:
+        return percentile([x * 1000 for x in phase["latencies"]], q)
+
+    rows: list[tuple[Figure, Callable[[dict, dict, float], float]]] = [
+        (Figure(f"{prefix}: moves applied/s at peak ({tag})", unit="moves/s"),
+         lambda peak, half, rq: peak["moves_per_s"]),
+        (Figure(f"{prefix}: moves applied/s / RQ no-op jobs/s", unit="ratio", op=">=",
+                target=1.0), lambda peak, half, rq: peak["moves_per_s"] / rq),
+        (Figure(f"{prefix}: moves per RQ job at peak", unit="moves/job"),
+         lambda peak, half, rq: peak["moves_per_job"])]
+    if batch:
+        rows.append((Figure(f"{prefix}: moves per POST /v1/moves at peak", unit="moves/post"),
+                     lambda peak, half, rq: peak["moves_per_post"]))
+    rows += [(Figure(f"{prefix}: submit->applied p{q} at peak", unit="ms"),
+              lambda peak, half, rq, q=q: ms(peak, q)) for q in ((50, 99) if batch else
+                                                                  (50, 95, 99))]
+    if not batch:
+        rows.append((Figure(f"{prefix}: submit->applied p50 at half peak", unit="ms"),
+                     lambda peak, half, rq: ms(half, 50)))
+    rows += [(Figure(f"{prefix}: submit->applied p99 at half peak", unit="ms", op="<=",
+                     target=TARGET_P99_MS), lambda peak, half, rq: ms(half, 99)),
+             (Figure(f"{prefix}: refused or lost moves", unit="count"),
+              lambda peak, half, rq: peak["errors"] + half["errors"])]
+    return rows
 
 
 def _extra(p: Any) -> None:
