@@ -1,8 +1,8 @@
 """Batches: several signed moves in one POST, several seat views in one GET.
 
 Each item must answer exactly what its single endpoint answers, a refused item must change
-nothing and leave the others alone, and a batch must count against the move rate limits once
-per envelope.
+nothing and leave the others alone; how a batch counts against the move rate limits (once per
+envelope, one quota with single moves) is in test_limits.py.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from service import signing
-from tests.api.helpers import new_game, post_move, view
-from tests.api.test_limits import _from, _rate_limited, limited  # noqa: F401 (a fixture)
+from tests.api.helpers import post_move, view
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer
 
@@ -170,28 +169,3 @@ def test_views_need_a_token_and_one_to_64_games(client, games) -> None:
     for query in ("", "?" + "&".join(["game=" + gids[0]] * 65)):
         resp = client.get(f"/v1/views{query}", headers=ann.auth)
         assert resp.status_code == 422, resp.get_json()
-
-
-def test_a_batch_counts_each_envelope_against_the_move_limits(limited, run_jobs) -> None:  # noqa: F811
-    client = limited.test_client()
-    gid, players = new_game(client, options=DUEL)
-    red = players[0]
-    for seat, setup in ((0, RED_SETUP), (1, BLUE_SETUP)):
-        assert post_move(client, gid, players[seat], seat,
-                         {"type": "setup", "placement": setup}).status_code == 202
-    run_jobs()
-    limited.extensions["parley_limiter"].reset()  # red's limit: 3 a minute
-    forged = red.envelope(gid, 0, 1, {"type": "resign"})
-    forged["signature"] = signing.b64url_encode(bytes(64))
-    resp = _batch(client, [forged] * 3, **_from("10.0.0.66"))  # unsigned: red not charged
-    assert [r["problem"]["code"] for r in resp.get_json()["results"]] == ["bad_signature"] * 3
-    # a batch needs quota for all its envelopes, or it is refused whole
-    resp = _batch(client, [forged] * 4, **_from("10.0.0.67"))
-    assert (resp.status_code, resp.get_json()["code"]) == (429, "rate_limited")
-    assert resp.headers["X-RateLimit-Remaining"] == "3"  # red's: 3 left, the batch needs 4
-    stale = [red.envelope(gid, 0, 0, {"type": "resign"}) for _ in range(2)]
-    assert [r["problem"]["code"] for r in _batch(client, stale).get_json()["results"]] == [
-        "stale_step"] * 2  # signed: charged 2
-    assert client.post(f"/v1/games/{gid}/moves", json=stale[0]).status_code == 409  # the 3rd
-    _rate_limited(_batch(client, stale[:1]))  # a 4th signed envelope
-    _rate_limited(client.post(f"/v1/games/{gid}/moves", json=stale[0]))  # one quota for both

@@ -8,6 +8,7 @@ import pytest
 
 from service import signing
 from tests.api.helpers import new_game, post_move, view
+from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer
 
 
@@ -198,3 +199,32 @@ def test_events_page_by_cursor(client, run_jobs) -> None:
     assert seen == everything["events"] and cursor == everything["next"]
     assert client.get(f"/v1/games/{gid}/events?cursor={cursor}").get_json()["events"] == []
     _problem(client.get(f"/v1/games/{gid}/events?cursor=abc"), 422, "invalid_cursor")
+
+
+def test_a_batch_counts_each_envelope_against_the_move_limits(limited, run_jobs) -> None:
+    client = limited.test_client()
+    gid, players = new_game(client, options=DUEL)
+    red = players[0]
+    for seat, setup in ((0, RED_SETUP), (1, BLUE_SETUP)):
+        assert post_move(client, gid, players[seat], seat,
+                         {"type": "setup", "placement": setup}).status_code == 202
+    run_jobs()
+    limited.extensions["parley_limiter"].reset()  # red's limit: 3 a minute
+
+    def batch(envelopes: list, **kwargs):
+        return client.post("/v1/moves", json={"envelopes": envelopes}, **kwargs)
+
+    forged = red.envelope(gid, 0, 1, {"type": "resign"})
+    forged["signature"] = signing.b64url_encode(bytes(64))
+    resp = batch([forged] * 3, **_from("10.0.0.66"))  # unsigned: red not charged
+    assert [r["problem"]["code"] for r in resp.get_json()["results"]] == ["bad_signature"] * 3
+    # a batch needs quota for all its envelopes, or it is refused whole
+    resp = batch([forged] * 4, **_from("10.0.0.67"))
+    assert (resp.status_code, resp.get_json()["code"]) == (429, "rate_limited")
+    assert resp.headers["X-RateLimit-Remaining"] == "3"  # red's: 3 left, the batch needs 4
+    stale = [red.envelope(gid, 0, 0, {"type": "resign"}) for _ in range(2)]
+    assert [r["problem"]["code"] for r in batch(stale).get_json()["results"]] == [
+        "stale_step"] * 2  # signed: charged 2
+    assert client.post(f"/v1/games/{gid}/moves", json=stale[0]).status_code == 409  # the 3rd
+    _rate_limited(batch(stale[:1]))  # a 4th signed envelope
+    _rate_limited(client.post(f"/v1/games/{gid}/moves", json=stale[0]))  # one quota for both
