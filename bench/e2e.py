@@ -6,7 +6,10 @@ the same system:
 
 1. **RQ no-op**: `--loaders` processes enqueue no-op jobs (`bench.noop.noop`, result_ttl 0, like
    resolve jobs) as fast as they can for `--seconds`, and the same workers run them: jobs
-   finished per second, from the first enqueue until the queue is empty.
+   finished per second, from the first enqueue until the queue is empty. Measured before the
+   move phases and again after them; the ratios divide by the mean of the two. (On this shared
+   machine one system's no-op rate moved between 359 and 525 jobs/s over five consecutive
+   measurements, so a single measurement at one end of a run was a noisy yardstick.)
 2. **Peak**: `--loaders` processes play `--games` concurrent Stratego games each (a finished
    game is replaced by a new one), every move as a client does it: GET the view of the seat to
    act (for its `legal_moves`), sign, POST; the next move waits until this one is applied.
@@ -92,6 +95,17 @@ BOT_GAMES = 32
 
 
 # ---- the load generator (runs in its own processes) -----------------------------------------
+
+
+def next_slot_after(slot: float, interval: float, now: float) -> float:
+    """A paced game's next slot: the first of `slot + k * interval` (k >= 1) not before `now`.
+
+    Each game keeps the phase it drew at the start, so the paced load stays spread out. A late
+    move skips the slots it missed instead of moving the game's grid to `now`: a bot posts many
+    games at one instant, and re-basing them all on that instant pulled them into step, so the
+    "paced" load arrived in bursts as large as a bot's batch."""
+    return slot + interval * max(1, math.ceil((now - slot) / interval))
+
 
 
 def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
@@ -378,7 +392,7 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
             delay = next_slot[0] - time.time()
             if delay > 0:
                 time.sleep(delay)
-            next_slot[0] = max(next_slot[0] + interval, time.time())
+            next_slot[0] = next_slot_after(next_slot[0], interval, time.time())
 
     def play_game(http: _Http, n: int, chooser: random.Random, event: threading.Event,
                   next_slot: list[float]) -> None:
@@ -641,7 +655,7 @@ def _bot_pair(url: str, redis_url: str, games: int, start: float, seconds: float
                 observed.put((t.gid, seq, t0))
             t.seq = max(t.seq, seq)
             if interval:  # open loop: this game's next slot
-                t.slot = max(t.slot + interval, t0)
+                t.slot = next_slot_after(t.slot, interval, t0)
             t.acting.discard(b)
             if not t.acting:  # the turn is complete: wait until it is applied
                 # after the setups Red (seat 0) moves first, then the seats alternate
@@ -782,7 +796,9 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
     modes = ("single", "batch") if mode == "both" else (mode,)
     system_tag = f"{worker_class}, {workers} workers, {web} web"
     limits_tag = ", rate limits on" if rate_limits else ""
-    noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers)", unit="jobs/s")
+    noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers), mean of before "
+                  f"and after the move phases", unit="jobs/s")
+    drift = Figure("e2e: RQ no-op jobs/s after / before the move phases", unit="ratio")
     kinds = {"single": _client_figures("e2e", f"{system_tag}, {loaders * games} games"
                                               f"{limits_tag}", batch=False),
              "batch": _client_figures("e2e batch", f"{system_tag}, {loaders} bot pairs x "
@@ -796,7 +812,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             system.start()
             try:
                 time.sleep(1.0)  # workers registered
-                rq_rate = noop_rate(redis_url, loaders, seconds)
+                rq_before = noop_rate(redis_url, loaders, seconds)
                 for m in modes:  # side by side on the same system
                     batch = m == "batch"
                     n = bot_games if batch else games
@@ -805,16 +821,19 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                     half = move_load(system.url, redis_url, loaders, n, seconds,
                                      peak["moves_per_s"] / 2, army, batch)
                     phases[m] = (peak, half)
+                rq_after = noop_rate(redis_url, loaders, seconds)
             finally:
                 system.stop()
+        rq_rate = (rq_before + rq_after) / 2
         noop.samples.append(rq_rate)
+        drift.samples.append(rq_after / rq_before)
         for m, (peak, half) in phases.items():
             for figure, sample in kinds[m]:
                 figure.samples.append(sample(peak, half, rq_rate))
         for m, (peak, half) in phases.items():
             if peak["samples"] or half["samples"]:
                 print(f"e2e ({m}): errors:", peak["samples"] + half["samples"])
-    return [noop, *(figure for m in modes for figure, _ in kinds[m])]
+    return [noop, drift, *(figure for m in modes for figure, _ in kinds[m])]
 
 
 def _client_figures(prefix: str, tag: str, batch: bool
