@@ -107,7 +107,6 @@ def next_slot_after(slot: float, interval: float, now: float) -> float:
     return slot + interval * max(1, math.ceil((now - slot) / interval))
 
 
-
 def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
     """Its own process (no GIL shared with the players): times every (game, seq, t0) it is sent
     from t0 to the first APPLIED_CHANNEL message with `applied >= seq`; reports latencies."""
