@@ -303,10 +303,14 @@ class _Applied:
                 return
             if applied > latest:
                 self.latest[gid] = applied
-            waiter = self.waiting.get(gid)
-            if waiter and applied >= waiter[0]:
-                del self.waiting[gid]
-                waiter[1].set()
+            self._resolve(gid, applied)
+
+    def _resolve(self, gid: str, applied: int) -> None:  # with lock held
+        """Wake the game thread waiting for a move of `gid` up to `applied`."""
+        waiter = self.waiting.get(gid)
+        if waiter and applied >= waiter[0]:
+            del self.waiting[gid]
+            waiter[1].set()
 
     def track(self, gid: str) -> None:
         with self.lock:
@@ -463,7 +467,8 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
 
 class _Ready(_Applied):
     """`_Applied` for one thread playing many games: no thread blocks per game; a game whose
-    awaited move is applied joins `ready` and one event wakes the player thread."""
+    awaited move is applied joins `ready` (its `_resolve`) and one event wakes the player
+    thread."""
 
     def __init__(self, redis_url: str) -> None:
         # before the listener starts: it may call `_heard` at once
@@ -471,15 +476,6 @@ class _Ready(_Applied):
         self.ready: list[str] = []
         self.event = threading.Event()
         super().__init__(redis_url)
-
-    def _heard(self, gid: str, applied: int) -> None:
-        with self.lock:
-            latest = self.latest.get(gid)
-            if latest is None:  # another loader's game
-                return
-            if applied > latest:
-                self.latest[gid] = applied
-            self._resolve(gid, applied)
 
     def _resolve(self, gid: str, applied: int) -> None:  # with lock held
         awaited = self.awaited.get(gid)
