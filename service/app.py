@@ -16,6 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
 from service.errors import Problem, problem_response, render_problem
+from service.hotpaths import HotPaths
 from service.limits import breach_headers, init_limits
 from service.queue import make_queue
 from service.schemas.common import ProblemSchema
@@ -119,6 +120,8 @@ def create_app(config: Config | None = None) -> Flask:
         api.register_blueprint(blueprint)
 
     init_limits(app, config)
+    if config.HOT_PATHS:
+        app.wsgi_app = HotPaths(app, app.wsgi_app)  # type: ignore[method-assign]
     if config.PROXY_HOPS:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.PROXY_HOPS,  # type: ignore[method-assign]
                                 x_proto=config.PROXY_HOPS)

@@ -1,0 +1,195 @@
+"""The fast path for the seat view GET and the move POST (service/hotpaths.py).
+
+Two apps share one Redis: `fast` with the hot paths, `slow` without (every request through
+Flask). Whatever the fast path answers must be what the app answers, byte for byte; whatever it
+cannot answer (every problem) it must hand to the app with nothing changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service import hotpaths
+from service.app import create_app
+from service.config import Config
+from service.schemas.moves import MoveAcceptedSchema
+from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
+from tests.players import TestPlayer
+
+MOVE = {"type": "move", "from": "a4", "to": "a5"}
+
+
+def _app(config: Config, hot: bool, limits: bool = False) -> Any:
+    config = Config()  # the fixture's environment, with the switches below
+    config.HOT_PATHS, config.RATE_LIMITS_ENABLED = hot, limits
+    app = create_app(config)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def apps(config: Config) -> tuple[Any, Any]:
+    return _app(config, hot=True), _app(config, hot=False)
+
+
+@pytest.fixture
+def handed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths the fast path handed to the app (or never tried), in order."""
+    calls: list[str] = []
+    original = hotpaths.HotPaths.__call__
+
+    def call(self: Any, environ: dict, start_response: Any) -> Any:
+        inner = self.next
+
+        def next_(env: dict, sr: Any) -> Any:
+            calls.append(env["PATH_INFO"])
+            return inner(env, sr)
+
+        self.next = next_
+        try:
+            return original(self, environ, start_response)
+        finally:
+            self.next = inner
+
+    monkeypatch.setattr(hotpaths.HotPaths, "__call__", call)
+    return calls
+
+
+@pytest.fixture
+def game(apps, run_jobs) -> tuple[str, TestPlayer, TestPlayer]:
+    """A Duel game in play, Red (ann, seat 0) to move; set up through the slow app."""
+    client = apps[1].test_client()
+    ann, bob = TestPlayer("ann").register(client), TestPlayer("bob").register(client)
+    gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2,
+                                         "options": DUEL}, headers=ann.auth).get_json()["id"]
+    for p in (ann, bob):
+        assert client.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+    for seat, p, setup in ((0, ann, RED_SETUP), (1, bob, BLUE_SETUP)):
+        env = p.envelope(gid, seat, 0, {"type": "setup", "placement": setup})
+        assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
+    run_jobs()
+    return gid, ann, bob
+
+
+def _both(apps, method: str, path: str, **kwargs: Any) -> tuple[Any, Any]:
+    fast, slow = (app.test_client().open(path, method=method, **kwargs) for app in apps)
+    return fast, slow
+
+
+def _same(fast: Any, slow: Any) -> None:
+    assert fast.status == slow.status
+    assert fast.headers == slow.headers
+    assert fast.data == slow.data
+
+
+def test_views_are_answered_by_the_fast_path_exactly_as_by_the_app(apps, game,
+                                                                   handed) -> None:
+    gid, ann, bob = game
+    stranger = TestPlayer("cy").register(apps[1].test_client())
+    for headers in (ann.auth, bob.auth, stranger.auth, {}):
+        fast, slow = _both(apps, "GET", f"/v1/games/{gid}/view", headers=headers)
+        assert fast.status_code == 200
+        _same(fast, slow)
+    assert ann.auth and fast.get_json()["seat"] is None  # the last: a spectator
+    assert handed == []  # the fast path answered all four itself
+    assert _both(apps, "GET", f"/v1/games/{gid}/view", headers=ann.auth)[0].get_json()[
+        "legal_moves"]
+
+
+@pytest.mark.parametrize(("path", "headers", "status"), [
+    ("/v1/games/{gid}/view", {"Authorization": "Bearer nope"}, 401),
+    ("/v1/games/{gid}/view", {"Authorization": "Basic abc"}, 401),
+    ("/v1/games/{gid}/view", {"Authorization": "Bearer "}, 401),
+    ("/v1/games/missing/view", {}, 404),
+    ("/v1/games/{gid}/view?x=1", {}, 200),
+])
+def test_views_the_fast_path_cannot_answer_go_to_the_app(apps, game, handed, path, headers,
+                                                         status) -> None:
+    gid = game[0]
+    fast, slow = _both(apps, "GET", path.format(gid=gid), headers=headers)
+    assert fast.status_code == status
+    _same(fast, slow)
+    assert handed == [path.format(gid=gid).partition("?")[0]]
+
+
+def test_an_accepted_move_is_answered_as_the_app_would(apps, game, handed,
+                                                       run_jobs) -> None:
+    gid, ann, _ = game
+    fast_app, slow_app = apps
+    env = ann.envelope(gid, 0, 1, MOVE)
+    fast = fast_app.test_client().post(f"/v1/games/{gid}/moves", json=env)
+    assert fast.status_code == 202 and handed == []
+    body = fast.get_json()
+    assert body["location"] == f"/v1/games/{gid}/moves/3" == fast.headers["Location"]
+    with slow_app.test_request_context():  # the bytes the app's schema and JSON would write
+        assert fast.data == slow_app.json.response(MoveAcceptedSchema().dump(body)).data
+    again = slow_app.test_client().post(f"/v1/games/{gid}/moves", json=env)
+    assert (again.status, again.get_json()) == (fast.status, body)  # the same move
+    assert sorted(fast.headers.keys()) == sorted(again.headers.keys())
+    run_jobs()
+    move = slow_app.test_client().get(f"/v1/games/{gid}/moves/3").get_json()
+    assert move == {"id": 3, "status": "applied"}
+
+
+@pytest.mark.parametrize("case", ["bad_signature", "wrong_step", "invalid_json", "wrong_game",
+                                  "not_to_act"])
+def test_a_refused_move_goes_to_the_app_and_changes_nothing(apps, game, handed,
+                                                            case) -> None:
+    gid, ann, bob = game
+    store = apps[0].extensions["parley_store"]
+    env: Any = ann.envelope(gid, 0, 1, MOVE)
+    if case == "bad_signature":
+        env["signature"] = bob.envelope(gid, 0, 1, MOVE)["signature"]
+    elif case == "wrong_step":
+        env = ann.envelope(gid, 0, 7, MOVE)
+    elif case == "wrong_game":
+        env = ann.envelope("other", 0, 1, MOVE)
+    elif case == "not_to_act":
+        env = bob.envelope(gid, 1, 1, {"type": "move", "from": "a7", "to": "a6"})
+    kwargs = {"data": b"{not json"} if case == "invalid_json" else {"json": env}
+    before = store.meta(gid), store.r.xlen(f"game:{gid}:moves")
+    fast, slow = _both(apps, "POST", f"/v1/games/{gid}/moves", **kwargs)
+    assert 400 <= fast.status_code < 500
+    _same(fast, slow)
+    assert handed == [f"/v1/games/{gid}/moves"]
+    assert (store.meta(gid), store.r.xlen(f"game:{gid}:moves")) == before
+
+
+def test_a_move_whose_wake_fails_is_answered_by_the_app_as_a_repost(
+        apps, game, handed, run_jobs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The append happened, the wake did not: the app's re-post path answers the same move
+    and wakes the game again, so the move is applied."""
+    gid, ann, _ = game
+
+    def broken(queue: Any, game: str) -> bool:
+        raise ConnectionError("queue down")
+
+    monkeypatch.setattr(hotpaths, "wake", broken)
+    resp = apps[0].test_client().post(f"/v1/games/{gid}/moves",
+                                      json=ann.envelope(gid, 0, 1, MOVE))
+    assert resp.status_code == 202 and resp.get_json()["id"] == 3
+    assert handed == [f"/v1/games/{gid}/moves"]
+    run_jobs()
+    assert apps[1].test_client().get(f"/v1/games/{gid}/moves/3").get_json()["status"] == \
+        "applied"
+
+
+def test_with_rate_limits_on_moves_go_through_the_app(config, game, handed) -> None:
+    gid, ann, _ = game
+    app = _app(config, hot=True, limits=True)
+    resp = app.test_client().post(f"/v1/games/{gid}/moves", json=ann.envelope(gid, 0, 1, MOVE))
+    assert resp.status_code == 202
+    assert handed == [f"/v1/games/{gid}/moves"]
+
+
+def test_an_oversize_or_unsized_body_is_not_read_by_the_fast_path(apps, game,
+                                                                 handed) -> None:
+    gid = game[0]
+    big = b"x" * (apps[0].config["PARLEY"].MAX_CONTENT_LENGTH + 1)
+    fast, slow = _both(apps, "POST", f"/v1/games/{gid}/moves", data=big,
+                       content_type="application/json")
+    assert fast.status_code == 413
+    _same(fast, slow)
+    assert handed == [f"/v1/games/{gid}/moves"]
