@@ -16,9 +16,12 @@ nothing when it gives up: a refused envelope changes nothing, and a move already
 which is idempotent and wakes the game again. Requests with anything unusual (a query string,
 no `Content-Length`, a body over PARLEY_MAX_BODY) are not tried at all.
 
-Move POSTs take the fast path only while rate limits are off (PARLEY_RATE_LIMITS=0): the
-limits are flask-limiter's, counted around the view, so with limits on every POST goes through
-the app. tests/api/test_hotpaths.py checks that both paths answer byte for byte alike.
+With rate limits on, a move POST is charged as the app charges it (`service.limits.MoveQuota`:
+flask-limiter's own counters): the address first, the signer's allowance tested before the
+move and charged once it is accepted. A request handed over after its address was charged
+carries a mark in its environ, so the app does not count the address twice; a breached limit
+is handed over too, and the app answers its 429. tests/api/test_hotpaths.py checks that both
+paths answer byte for byte alike and share one quota.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from flask import Flask
 
 from service.auth import hash_token
 from service.games import seat_view
+from service.limits import ADDRESS_CHARGED, MoveQuota
 from service.moves import submit_move
 from service.queue import wake
 
@@ -54,7 +58,7 @@ class HotPaths:
         self.server_key = app.extensions["parley_server_key"]
         config = app.config["PARLEY"]
         self.max_body = config.MAX_CONTENT_LENGTH
-        self.moves = not config.RATE_LIMITS_ENABLED
+        self.quota = MoveQuota(app) if config.RATE_LIMITS_ENABLED else None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]
                  ) -> Iterable[bytes]:
@@ -65,7 +69,7 @@ class HotPaths:
         method = environ.get("REQUEST_METHOD")
         if what == "view" and method == "GET":
             return self._view(environ, start_response, game)
-        if what == "moves" and method == "POST" and self.moves:
+        if what == "moves" and method == "POST":
             return self._move(environ, start_response, game)
         return self.next(environ, start_response)
 
@@ -96,12 +100,25 @@ class HotPaths:
         if not 0 <= length <= self.max_body:
             return self.next(environ, start_response)
         body = environ["wsgi.input"].read(length)
+        signer = None
         try:
+            if self.quota is not None:
+                signer = self.quota.signer(orjson.loads(body))
+                if signer is None or not self.quota.charge_address(environ):
+                    # the app counts it again and answers: the problem, or the 429 (a count
+                    # already past the limit refuses the same; with several windows one
+                    # still within its limit counts this refused request twice)
+                    raise _HandOver
+                environ[ADDRESS_CHARGED] = True
+                if not self.quota.allows(signer):
+                    raise _HandOver
             accepted = submit_move(self.store, game, body, self.server_key)
             if not accepted.created:  # a re-post: its answer is the move's status now
                 raise _HandOver
             if accepted.schedule:
                 wake(self.queue, game)
+            if signer is not None:
+                self.quota.charge(signer)  # type: ignore[union-attr]  # set with the quota
             location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
             data = orjson.dumps({"id": accepted.seq, "status": "queued", "location": location,
                                  "receipt": accepted.receipt}, option=_JSON)

@@ -24,6 +24,7 @@ tokens (service/api/players.py).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -33,6 +34,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
+from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import HTTPException
 
 from service.config import Config
@@ -106,7 +108,12 @@ def signer_key() -> str:
 
 
 def _signer() -> str:
-    body = _body()
+    return signer_of(_body(), current_app.extensions["parley_store"])
+
+
+def signer_of(body: Any, store: Store) -> str:
+    """The limit key of a move's (or a batch's) signer, from its parsed body: `player:<id>`,
+    or `signer:none` / `player:none` when the body names no key / an unknown one."""
     if isinstance(body, dict) and isinstance(body.get("envelopes"), list):  # a batch: one key
         body = body["envelopes"][0] if body["envelopes"] else None
     key_id = body.get("key_id") if isinstance(body, dict) else None
@@ -114,7 +121,7 @@ def _signer() -> str:
         return "signer:none"
     owner = _KEY_OWNERS.get(key_id)
     if owner is None:
-        key = current_app.extensions["parley_store"].key(key_id)
+        key = store.key(key_id)
         if not key or "player" not in key:
             return "player:none"
         owner = key["player"]
@@ -184,6 +191,59 @@ def signed_batch(response: Response) -> bool:
     return response.status_code == 200 and g.get("parley_signed", 0) > 0
 
 
+#: set in a WSGI environ by the fast path once it has charged the request's address: the
+#: app's own address limit of a single move then leaves that request alone
+ADDRESS_CHARGED = "parley.moves_address_charged"
+
+
+def _address_charged() -> bool:
+    return bool(request.environ.get(ADDRESS_CHARGED))
+
+
+@functools.lru_cache(maxsize=64)
+def _items(spec: str) -> list[RateLimitItem]:
+    return sorted(parse_many(spec))  # in flask-limiter's order
+
+
+class MoveQuota:
+    """The single move POST's rate limits, charged outside a Flask request by the fast path
+    (service/hotpaths.py), in the order the app charges them.
+
+    The counters are the ones flask-limiter keeps for `POST /v1/games/<id>/moves`: its own
+    strategy object, and the identifiers it passes (key prefix, key, scope), so a move counts
+    once whichever path answers it (tests/api/test_hotpaths.py checks that both paths share
+    one quota). The address is charged first, as the app does; the signer's allowance is tested
+    before the move and charged once it is accepted."""
+
+    def __init__(self, app: Flask) -> None:
+        self.limiter = app.extensions["parley_limiter"]
+        self.store = app.extensions["parley_store"]
+        self.config: Config = app.config["PARLEY"]
+
+    def signer(self, body: Any) -> str | None:
+        """The signer's limit key, or None when the body names no known key (the app
+        answers that envelope)."""
+        key = signer_of(body, self.store)
+        return key if key.startswith("player:") and key != "player:none" else None
+
+    def charge_address(self, environ: dict[str, Any]) -> bool:
+        """Count the request against its address; False if that broke a limit."""
+        key = "addr:" + (environ.get("REMOTE_ADDR") or "unknown")
+        strategy = self.limiter.limiter
+        return all(strategy.hit(item, KEY_PREFIX, key, "moves-address")
+                   for item in _items(self.config.LIMIT_MOVES_PER_ADDRESS))
+
+    def allows(self, signer: str) -> bool:
+        strategy = self.limiter.limiter
+        return all(strategy.test(item, KEY_PREFIX, signer, "moves-player")
+                   for item in _items(self.config.LIMIT_MOVES_PER_PLAYER))
+
+    def charge(self, signer: str) -> None:
+        strategy = self.limiter.limiter
+        for item in _items(self.config.LIMIT_MOVES_PER_PLAYER):
+            strategy.hit(item, KEY_PREFIX, signer, "moves-player")
+
+
 def _limit(name: str) -> Callable[[], str]:
     return lambda: getattr(config(), name)
 
@@ -208,7 +268,8 @@ def init_limits(app: Flask, config: Config) -> Limiter:
         # one quota for single and batched moves: a batch counts each envelope
         "moves.Moves": [
             limiter.shared_limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],
-                                 key_func=address_key, scope="moves-address"),
+                                 key_func=address_key, scope="moves-address",
+                                 exempt_when=_address_charged),
             limiter.shared_limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
                                  key_func=signer_key, deduct_when=signed_move,
                                  scope="moves-player"),

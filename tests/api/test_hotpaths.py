@@ -176,12 +176,67 @@ def test_a_move_whose_wake_fails_is_answered_by_the_app_as_a_repost(
         "applied"
 
 
-def test_with_rate_limits_on_moves_go_through_the_app(config, game, handed) -> None:
+@pytest.fixture
+def limited(config: Config) -> tuple[Any, Any]:
+    """Both apps with rate limits on: they must count into one quota."""
+    return _app(config, hot=True, limits=True), _app(config, hot=False, limits=True)
+
+
+def _limits(apps: tuple[Any, Any], address: str, player: str) -> None:
+    for app in apps:
+        app.config["PARLEY"].LIMIT_MOVES_PER_ADDRESS = address
+        app.config["PARLEY"].LIMIT_MOVES_PER_PLAYER = player
+        app.extensions["parley_limiter"].reset()
+
+
+def _post(app: Any, gid: str, env: dict) -> Any:
+    return app.test_client().post(f"/v1/games/{gid}/moves", json=env)
+
+
+def _refused(resp: Any, limit: int) -> None:
+    assert resp.status_code == 429, resp.get_json()
+    assert resp.get_json()["code"] == "rate_limited"
+    assert resp.headers["X-RateLimit-Limit"] == str(limit)
+    assert resp.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_with_rate_limits_on_the_fast_path_shares_the_apps_address_quota(limited, game,
+                                                                         handed) -> None:
     gid, ann, _ = game
-    app = _app(config, hot=True, limits=True)
-    resp = app.test_client().post(f"/v1/games/{gid}/moves", json=ann.envelope(gid, 0, 1, MOVE))
-    assert resp.status_code == 202
+    fast, slow = limited
+    _limits(limited, "3/minute", "100/minute")
+    for app in (fast, slow, fast):
+        assert _post(app, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    assert handed == []  # the slow app has no fast path; the fast one answered both itself
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 3)
+    assert handed == [f"/v1/games/{gid}/moves"]  # the 429 is the app's
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 3)
+
+
+def test_with_rate_limits_on_the_fast_path_shares_the_signers_quota(limited, game,
+                                                                    handed) -> None:
+    gid, ann, bob = game
+    fast, slow = limited
+    _limits(limited, "100/minute", "2/minute")
+    assert _post(slow, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+    # bob's allowance is his own: refused for the turn, not for the quota
+    resp = _post(fast, gid, bob.envelope(gid, 1, 1, {"type": "move", "from": "a7", "to": "a6"}))
+    assert resp.status_code == 409, resp.get_json()
+
+
+def test_a_move_the_fast_path_hands_over_is_counted_once(limited, game, handed) -> None:
+    """Refused after the fast path charged the address: the app answers without charging it
+    again, so the next move still fits a quota of two."""
+    gid, ann, _ = game
+    fast, _ = limited
+    _limits(limited, "2/minute", "100/minute")
+    assert _post(fast, gid, ann.envelope(gid, 0, 7, MOVE)).status_code == 409  # stale step
     assert handed == [f"/v1/games/{gid}/moves"]
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
 
 
 def test_an_oversize_or_unsized_body_is_not_read_by_the_fast_path(apps, game,
