@@ -3,11 +3,13 @@
 Against a real Redis, an Original game in play. `submit` calls `service.moves.submit_move`
 directly (strict JSON, envelope schema, key lookup, Ed25519 signature, seat/turn/step/nonce
 checks, the engine's dry run, the accepting Lua script, the receipt). The two `POST` figures
-call the Flask app as gunicorn does, with WSGI environs built before the clock starts: the
-whole web framework path (routing, hooks, flask-smorest, problem JSON, the wake of the game's
-first move, the response) without HTTP parsing, which is gunicorn's. One runs with rate limits
-off; the other with them on, as deployed by default (two limits per move, counted in Redis),
-set high enough that nothing is refused. Every envelope names the current step and a fresh
+call the app as gunicorn does, with WSGI environs built before the clock starts: the whole
+web path (the fast path of service/hotpaths.py, or the framework for what it hands over, the
+wake of the game's first move, the response) without HTTP parsing, which is gunicorn's. One
+runs with rate limits off; the other with them on, as deployed by default (two limits per
+move, counted in Redis), set high enough that nothing is refused. A third figure, side by side,
+is the same POST through Flask alone (PARLEY_HOT_PATHS=0, limits on), the path every move took
+before session 8. Every envelope names the current step and a fresh
 nonce, so each is accepted (they would be rejected as stale later: nothing resolves them
 here). Envelopes are signed before the clock starts.
 Target: >= 1,000 requests/s per web process.
@@ -120,6 +122,8 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
                   op=">=", target=TARGET)
     limited = Figure("accept: POST through the app, rate limits on (Stratego)", unit="req/s",
                      op=">=", target=TARGET)
+    framework = Figure("accept: POST through Flask alone (hot paths off), rate limits on",
+                       unit="req/s")
     batched = Figure(f"accept: envelopes in batches of {BATCH} through the app, limits on",
                      unit="moves/s")
     with bundled_redis() as url:
@@ -129,15 +133,16 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
         from service.app import create_app
         from service.config import Config
 
-        def app_with(limits: bool) -> Any:
+        def app_with(limits: bool, hot: bool = True) -> Any:
             config = Config()
             config.SERVER_KEY_PATH = Path(os.environ["PARLEY_DATA"]) / "server_key.pem"
-            config.RATE_LIMITS_ENABLED = limits
+            config.RATE_LIMITS_ENABLED, config.HOT_PATHS = limits, hot
             # one signer from one address posts far above any real quota here
             config.LIMIT_MOVES_PER_ADDRESS = config.LIMIT_MOVES_PER_PLAYER = "1000000/minute"
             return create_app(config)
 
-        apps = [(bare, app_with(False)), (limited, app_with(True))]
+        apps = [(bare, app_with(False)), (limited, app_with(True)),
+                (framework, app_with(True, hot=False))]
         store = Store.from_url(url)
         server_key = Ed25519PrivateKey.generate()
         for _ in range(runs):
@@ -150,7 +155,7 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
             for figure, app in apps:
                 figure.samples.append(_wsgi_rate(app, store, count))
             batched.samples.append(_batch_rate(apps[1][1], store, count, BATCH))
-    return [direct, bare, limited, batched]
+    return [direct, bare, limited, framework, batched]
 
 
 def _extra(p: Any) -> None:
