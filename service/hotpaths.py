@@ -27,6 +27,7 @@ paths answer byte for byte alike and share one quota.
 from __future__ import annotations
 
 import io
+import logging
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -35,10 +36,13 @@ import orjson
 from flask import Flask
 
 from service.auth import hash_token
+from service.errors import Problem
 from service.games import seat_view
 from service.limits import ADDRESS_CHARGED, MoveQuota
 from service.moves import submit_move
 from service.queue import wake
+
+log = logging.getLogger(__name__)
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -87,7 +91,8 @@ class HotPaths:
             if not meta or (digest is not None and pid is None):
                 return self.next(environ, start_response)
             data = orjson.dumps(seat_view(game, meta, state_json, pid), option=_JSON)
-        except Exception:  # the app answers it: its problem, its 503, its logged 500
+        except Exception as err:  # the app answers it: its problem, its 503, its logged 500
+            _handing_over(err)
             return self.next(environ, start_response)
         return _answer(start_response, "200 OK", data)
 
@@ -122,7 +127,8 @@ class HotPaths:
             location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
             data = orjson.dumps({"id": accepted.seq, "status": "queued", "location": location,
                                  "receipt": accepted.receipt}, option=_JSON)
-        except Exception:  # nothing changed, or a re-post of this envelope repairs it
+        except Exception as err:  # nothing changed, or a re-post of this envelope repairs it
+            _handing_over(err)
             environ["wsgi.input"] = io.BytesIO(body)
             return self.next(environ, start_response)
         return _answer(start_response, "202 ACCEPTED", data, ("Location", location))
@@ -130,6 +136,13 @@ class HotPaths:
 
 class _HandOver(Exception):
     """Let the app answer this request."""
+
+
+def _handing_over(err: Exception) -> None:
+    """A problem is the app's to answer; anything else is logged at debug level too, so that a
+    fast path that keeps giving up shows in the logs (the app logs real failures itself)."""
+    if not isinstance(err, (Problem, _HandOver)):
+        log.debug("fast path handed a request over after %r", err)
 
 
 def _answer(start_response: Callable[..., Any], status: str, data: bytes,
