@@ -9,6 +9,8 @@ per player:
   key id from an audit bundle cannot use up that player's allowance);
 - a batch of moves (`POST /v1/moves`) shares the quota of single moves, one unit per envelope
   (per signed envelope for the player's limit);
+- a single move answered by the fast path (service/hotpaths.py) is charged by `MoveQuota`,
+  into the same counters and in the same order;
 - game creation is limited per bearer token (a digest of it: no token is ever a Redis key or a
   log line) and per address; registration per address.
 
