@@ -45,6 +45,13 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def bearer_token(header: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header; None if it is not one."""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
 def token_id(token_hash: str) -> str:
     return "t_" + token_hash[:16]
 
@@ -66,11 +73,11 @@ def bearer_digest(required: bool = True) -> str | None:
         if required:
             raise Unauthorized("Send 'Authorization: Bearer <token>'.")
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(header)
+    if token is None:
         raise Unauthorized("Malformed Authorization header; expected a Bearer token.",
                            code="bad_token")
-    return hash_token(token.strip())
+    return hash_token(token)
 
 
 def known_token(pid: str | None) -> str:

@@ -35,12 +35,11 @@ from typing import Any
 import orjson
 from flask import Flask
 
-from service.auth import hash_token
+from service.auth import bearer_token, hash_token
 from service.errors import Problem
 from service.games import seat_view
 from service.limits import ADDRESS_CHARGED, MoveQuota
-from service.moves import submit_move
-from service.queue import wake
+from service.moves import queued_body, submit_move
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +80,11 @@ class HotPaths:
               game: str) -> Iterable[bytes]:
         header = environ.get("HTTP_AUTHORIZATION")
         digest = None
-        if header is not None:
-            scheme, _, token = header.partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
+        if header:  # an empty header is no token, as for the app
+            token = bearer_token(header)
+            if token is None:
                 return self.next(environ, start_response)
-            digest = hash_token(token.strip())
+            digest = hash_token(token)
         try:
             meta, state_json, pid = self.store.view_context(game, digest)
             if not meta or (digest is not None and pid is None):
@@ -120,13 +119,11 @@ class HotPaths:
             accepted = submit_move(self.store, game, body, self.server_key)
             if not accepted.created:  # a re-post: its answer is the move's status now
                 raise _HandOver
-            if accepted.schedule:
-                wake(self.queue, game)
+            location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
+            answer = queued_body(self.queue, game, accepted, location)
             if signer is not None:
                 self.quota.charge(signer)  # type: ignore[union-attr]  # set with the quota
-            location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
-            data = orjson.dumps({"id": accepted.seq, "status": "queued", "location": location,
-                                 "receipt": accepted.receipt}, option=_JSON)
+            data = orjson.dumps(answer, option=_JSON)
         except Exception as err:  # nothing changed, or a re-post of this envelope repairs it
             _handing_over(err)
             environ["wsgi.input"] = io.BytesIO(body)

@@ -39,6 +39,7 @@ from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import HTTPException
 
+from service.auth import bearer_token
 from service.config import Config
 from service.errors import Conflict
 from service.schemas.common import ProblemSchema
@@ -77,17 +78,20 @@ def config() -> Config:
 
 def address_key() -> str:
     """The client's address (behind PARLEY_PROXY_HOPS trusted proxies: the forwarded one)."""
-    return "addr:" + (request.remote_addr or "unknown")
+    return address_of(request.remote_addr)
+
+
+def address_of(remote_addr: str | None) -> str:
+    return "addr:" + (remote_addr or "unknown")
 
 
 def token_key() -> str:
     """A digest of the bearer token (the token itself never becomes a key or a log line);
     requests without one share their address's bucket."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(request.headers.get("Authorization", ""))
+    if token is None:
         return address_key()
-    digest = hashlib.sha256(b"parley-rate-limit-v1\n" + token.strip().encode()).hexdigest()
+    digest = hashlib.sha256(b"parley-rate-limit-v1\n" + token.encode()).hexdigest()
     return "tok:" + digest[:32]
 
 
@@ -230,7 +234,7 @@ class MoveQuota:
 
     def charge_address(self, environ: dict[str, Any]) -> bool:
         """Count the request against its address; False if that broke a limit."""
-        key = "addr:" + (environ.get("REMOTE_ADDR") or "unknown")
+        key = address_of(environ.get("REMOTE_ADDR"))  # request.remote_addr, without a request
         strategy = self.limiter.limiter
         return all(strategy.hit(item, KEY_PREFIX, key, "moves-address")
                    for item in _items(self.config.LIMIT_MOVES_PER_ADDRESS))

@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rfc8785
 
@@ -34,8 +34,12 @@ from service.errors import (
     Unauthorized,
 )
 from service.games import Game, load_game
+from service.queue import wake
 from service.schemas.moves import EnvelopeSchema
 from service.store import Store, game_key, iso
+
+if TYPE_CHECKING:
+    from rq import Queue
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +53,15 @@ class Accepted:
     receipt: dict[str, Any]
     #: this append set the game's `scheduled` flag: the caller must enqueue a resolve job
     schedule: bool = False
+
+
+def queued_body(queue: Queue, gid: str, accepted: Accepted, location: str) -> dict[str, Any]:
+    """The answer to a newly stored envelope, after waking its game when no wake of it was
+    outstanding (the accepting script set its `scheduled` flag)."""
+    if accepted.schedule:
+        wake(queue, gid)
+    return {"id": accepted.seq, "status": "queued", "location": location,
+            "receipt": accepted.receipt}
 
 
 def parse_envelope(body: bytes) -> dict[str, Any]:

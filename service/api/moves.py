@@ -11,8 +11,8 @@ from flask_smorest import Blueprint
 from service.api import deps
 from service.api.deps import PROBLEM
 from service.limits import RATE_LIMITED
-from service.moves import Accepted, get_game_or_404, move_status, submit_move
-from service.queue import wake, wake_again
+from service.moves import Accepted, get_game_or_404, move_status, queued_body, submit_move
+from service.queue import wake_again
 from service.schemas.moves import EnvelopeSchema, MoveAcceptedSchema, MoveStatusSchema
 from service.store import Store
 
@@ -47,19 +47,16 @@ class Moves(MethodView):
 def accepted_body(store: Store, game: str, accepted: Accepted) -> dict[str, Any]:
     """The answer to an accepted envelope (`id`, `status`, `location`, `receipt`), after
     waking its game when it needs a drain."""
-    if accepted.created:
-        body = {"id": accepted.seq, "status": "queued"}
-        if accepted.schedule:  # no wake of this game was outstanding
-            wake(deps.queue(), game)
-    else:
-        body = move_status(store, get_game_or_404(store, game), accepted.seq)
-        if body["status"] == "queued":
-            # a re-post of a move still queued: the first post may have stored it and
-            # then lost its process before the wake (the client saw no 202 and retried).
-            # The flag cannot tell an outstanding wake from a lost one, so wake the game
-            # anyway: at worst a second drain finds nothing left to do.
-            wake_again(store, deps.queue(), game)
     location = url_for("moves.MoveResource", game=game, move=accepted.seq)
+    if accepted.created:
+        return queued_body(deps.queue(), game, accepted, location)
+    body = move_status(store, get_game_or_404(store, game), accepted.seq)
+    if body["status"] == "queued":
+        # a re-post of a move still queued: the first post may have stored it and then lost
+        # its process before the wake (the client saw no 202 and retried). The flag cannot
+        # tell an outstanding wake from a lost one, so wake the game anyway: at worst a
+        # second drain finds nothing left to do.
+        wake_again(store, deps.queue(), game)
     body = {**body, "location": location, "receipt": accepted.receipt}
     body.pop("code", None)
     body.pop("detail", None)

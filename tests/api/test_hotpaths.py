@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service import hotpaths
+from service import hotpaths, moves
 from service.app import create_app
 from service.config import Config
 from service.schemas.moves import MoveAcceptedSchema
@@ -166,7 +166,7 @@ def test_a_move_whose_wake_fails_is_answered_by_the_app_as_a_repost(
     def broken(queue: Any, game: str) -> bool:
         raise ConnectionError("queue down")
 
-    monkeypatch.setattr(hotpaths, "wake", broken)
+    monkeypatch.setattr(moves, "wake", broken)
     resp = apps[0].test_client().post(f"/v1/games/{gid}/moves",
                                       json=ann.envelope(gid, 0, 1, MOVE))
     assert resp.status_code == 202 and resp.get_json()["id"] == 3
