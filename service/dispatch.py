@@ -77,41 +77,56 @@ def flush(store: Store, queue: Queue, config: Config, gid: str,
     what matter here); without `game` the flush takes the lock itself.
     """
     if game is not None:
-        return _flush_locked(store, queue, config, gid, game)
+        return flush_locked(store, queue, config, [game])[0]
     if not store.r.llen(game_key(gid, "outbox")):
         store.r.srem(NOTIFY_KEY, gid)
         return 0
     with store.lock(gid, wait=2) as got:
         if not got:
             return 0  # the holder's job flushes after it; the sweep repairs the rest
-        return _flush_locked(store, queue, config, gid, load_game(store, gid))
+        game = load_game(store, gid)
+        if game is None:  # no such game (any more): its notices have nobody to go to
+            store.r.delete(game_key(gid, "outbox"))
+            store.r.srem(NOTIFY_KEY, gid)
+            return 0
+        return flush_locked(store, queue, config, [game])[0]
 
 
-def _flush_locked(store: Store, queue: Queue, config: Config, gid: str,
-                  game: Game | None) -> int:
-    """The flush proper, in two round trips when no player has mail or webhooks: the outbox
-    with every seated player's record and webhook ids, then the trim."""
-    outbox = game_key(gid, "outbox")
-    players = [p for p in (game.players if game is not None else []) if p]
+def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) -> list[int]:
+    """The flush proper of games whose locks the caller holds, in two round trips for all of
+    them when no player has mail or webhooks: the outboxes with every seated player's record
+    and webhook ids, then the trims. Per game, how many notices it took."""
+    if not games:
+        return []
     pipe = store.r.pipeline(transaction=False)
-    pipe.lrange(outbox, 0, -1)
-    for pid in players:
-        pipe.hgetall(player_key(pid))
-        pipe.smembers(webhooks.player_webhooks_key(pid))
-    items, *found = pipe.execute()
-    if items and game is not None:
-        reach = {pid: (found[2 * i], sorted(found[2 * i + 1]))
-                 for i, pid in enumerate(players)}
+    seated = []
+    for game in games:
+        players = [p for p in game.players if p]
+        seated.append(players)
+        pipe.lrange(game_key(game.id, "outbox"), 0, -1)
+        for pid in players:
+            pipe.hgetall(player_key(pid))
+            pipe.smembers(webhooks.player_webhooks_key(pid))
+    replies = iter(pipe.execute())
+    taken = []
+    for game, players in zip(games, seated, strict=True):
+        items = next(replies)
+        reach = {pid: (next(replies), sorted(next(replies))) for pid in players}
         for raw in items:
             _dispatch(store, queue, config, game, json.loads(raw), reach)
+        taken.append(len(items))
     pipe = store.r.pipeline(transaction=False)
-    if items:
-        pipe.ltrim(outbox, len(items), -1)
-    pipe.srem(NOTIFY_KEY, gid)
-    pipe.llen(outbox)
-    if pipe.execute()[-1]:  # a commit added notices meanwhile
-        store.r.sadd(NOTIFY_KEY, gid)
-    return len(items)
+    for game, count in zip(games, taken, strict=True):
+        if count:
+            pipe.ltrim(game_key(game.id, "outbox"), count, -1)
+    pipe.srem(NOTIFY_KEY, *(game.id for game in games))
+    for game in games:  # after the SREM: a commit adds its game to the set before its notices
+        pipe.llen(game_key(game.id, "outbox"))
+    lengths = pipe.execute()[-len(games):]
+    grown = [game.id for game, n in zip(games, lengths, strict=True) if n]
+    if grown:  # commits added notices meanwhile
+        store.r.sadd(NOTIFY_KEY, *grown)
+    return taken
 
 
 def pending_games(store: Store) -> list[str]:

@@ -18,7 +18,7 @@ from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service import notices, signing
-from service.store import Store, now_iso, player_games_key
+from service.store import Commit, ResolveRead, Store, now_iso, player_games_key
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +165,10 @@ def seed_of(store: Store, game: Game, server_seed_hex: str | None = None) -> byt
     server seed is read from the game's secret hash unless the caller has it already."""
     if server_seed_hex is None:
         server_seed_hex = store.secret(game.id)["server_seed"]
+    return _game_seed(game, server_seed_hex)
+
+
+def _game_seed(game: Game, server_seed_hex: str) -> bytes:
     client_seeds = [game.raw[f"client_seed:{i}"] for i in range(game.seats)]
     return game_seed(bytes.fromhex(server_seed_hex), game.id, client_seeds)
 
@@ -250,15 +254,41 @@ def resolve(store: Store, gid: str) -> Resolved:
     its lock (it stalled past the lock's expiry) writes nothing and a later job redoes the work.
     One round trip reads everything (`Store.read_for_resolve`), one commits.
     """
-    meta, state_json, entries, draw_index, server_seed = store.read_for_resolve(gid, BATCH)
+    read = store.read_for_resolve(gid, BATCH)
+    if read[0] and read[0]["status"] == "full":
+        start_game(store, gid)
+        read = store.read_for_resolve(gid, BATCH)
+    planned = plan_resolve(gid, read)
+    if isinstance(planned, Resolution):
+        return write_resolutions(store, [planned])[0]
+    if planned is None:  # still not started (`start_game` found it changed meanwhile)
+        return Resolved(0, False, Game.from_meta(gid, read[0]))
+    return planned
+
+
+@dataclass
+class Resolution:
+    """A resolve computed but not yet written: its commit, and what it resolves."""
+
+    game: Game
+    commit: Commit
+    last: int
+    count: int
+    rejected: int
+
+
+def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
+    """What resolving the entries in `read` (`Store.read_for_resolve`) writes, computed
+    without touching the store: a Resolution to write, a Resolved with nothing to write, or
+    None for a game that must be started first (`start_game`)."""
+    meta, state_json, entries, draw_index, server_seed = read
     if not meta:
         return Resolved(0, True)
     if meta["status"] == "full":
-        start_game(store, gid)
-        meta, state_json, entries, draw_index, server_seed = store.read_for_resolve(gid, BATCH)
+        return None
     game = Game.from_meta(gid, meta)
     if game.applied >= game.head or state_json is None:
-        return Resolved(0, game.status != "full", game)
+        return Resolved(0, True, game)
     if not entries:  # head says there is more, the stream disagrees: damage, for `parley fsck`
         log.error("game %s: entries after %d are missing from the move stream", gid, game.applied)
         return Resolved(0, False, game)
@@ -267,7 +297,7 @@ def resolve(store: Store, gid: str) -> Resolved:
     state = signing.load_json(state_json)
     if server_seed is None:
         raise RuntimeError(f"game {gid} has no server seed")
-    seed = seed_of(store, game, server_seed)
+    seed = _game_seed(game, server_seed)
     result = game.result
     events: list[str] = []
     draws: list[str] = []
@@ -318,12 +348,22 @@ def resolve(store: Store, gid: str) -> Resolved:
         told += notices.transition_notices(game.seats, game.step, decision["step"],
                                            decision["to_act"], newly_finished,
                                            meta_update.get("deadline"))
-    ok = store.commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
-                      rejected, hashes, told)
-    if not ok:
-        log.warning("game %s: commit of %d..%d lost the race; nothing written",
-                    gid, game.applied + 1, last)
-        return Resolved(0, False, game)
-    log.info("game %s: resolved %d..%d (%d rejected)", gid, game.applied + 1, last,
-             len(rejected))
-    return Resolved(len(entries), last >= game.head, game)
+    commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
+                    rejected, hashes, told)
+    return Resolution(game, commit, last, len(entries), len(rejected))
+
+
+def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:
+    """Commit resolutions (one round trip for all), each guarded by its game's `applied`."""
+    written = store.commit_many([r.commit for r in resolutions])
+    out = []
+    for r, ok in zip(resolutions, written, strict=True):
+        first = r.game.applied + 1
+        if not ok:
+            log.warning("game %s: commit of %d..%d lost the race; nothing written",
+                        r.game.id, first, r.last)
+            out.append(Resolved(0, False, r.game))
+            continue
+        log.info("game %s: resolved %d..%d (%d rejected)", r.game.id, first, r.last, r.rejected)
+        out.append(Resolved(r.count, r.last >= r.game.head, r.game))
+    return out

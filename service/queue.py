@@ -55,11 +55,17 @@ redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[4]), ARGV[3])
 return 1
 """
 
-# KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms)
-# -> the next game id (the lease renewed) | false (the list is empty)
+# KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms), at most this many
+# -> the next game ids, up to the count (the lease renewed; empty: the list is empty)
 TAKE = """
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
-return redis.call('LPOP', KEYS[1])
+local games = {}
+for _ = 1, tonumber(ARGV[4]) do
+  local gid = redis.call('LPOP', KEYS[1])
+  if not gid then break end
+  games[#games + 1] = gid
+end
+return games
 """
 
 # KEYS: ready list, drainers zset; ARGV: job id, now (ms), must stop ("1"/"0"),
@@ -149,10 +155,9 @@ def wake_again(store: Store, queue: Queue, gid: str) -> bool:
     return wake(queue, gid)
 
 
-def take(queue: Queue, job_id: str) -> str | None:
-    """A drainer's next game from the ready list (its lease renewed), or None."""
-    gid = _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS])
-    return _text(gid) if gid else None
+def take(queue: Queue, job_id: str, count: int = 1) -> list[str]:
+    """A drainer's next games from the ready list, at most `count` (its lease renewed)."""
+    return [_text(gid) for gid in _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count])]
 
 
 def wait_ready(queue: Queue, seconds: float) -> str | None:

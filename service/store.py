@@ -36,6 +36,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -135,6 +136,16 @@ return {meta, redis.call('GET', KEYS[2]), entries, redis.call('LLEN', KEYS[4]),
         redis.call('HGET', KEYS[5], 'server_seed')}
 """
 
+# KEYS: READ_FOR_RESOLVE's, then scheduled, lock; ARGV: READ_FOR_RESOLVE's, then lock token,
+#       lock TTL (ms)
+# -> false (another holds the lock) | READ_FOR_RESOLVE's reply, the lock now held with the token
+# A resolve job's opening: the `scheduled` flag is cleared first (a move accepted from now on
+# wakes the game again), then the lock, then the read, atomically.
+OPEN_FOR_RESOLVE = """
+redis.call('DEL', KEYS[6])
+if not redis.call('SET', KEYS[7], ARGV[2], 'NX', 'PX', ARGV[3]) then return false end
+""" + READ_FOR_RESOLVE
+
 # KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
 # -> {"ok", seat, taken} | {"err", code}
 JOIN = """
@@ -195,6 +206,37 @@ def _entry(eid: str, stored: dict[str, str]) -> tuple[int, dict[str, str]]:
                                      "t": iso(int(stored["t"]))}
 
 
+#: what a resolve reads (READ_FOR_RESOLVE): meta, state, entries applied+1.. as (seq, fields),
+#: how many draws are recorded, the server seed
+ResolveRead = tuple[dict[str, str], str | None, list[tuple[int, dict[str, str]]], int, str | None]
+
+
+def _resolve_keys(gid: str) -> list[str]:
+    return [game_key(gid, p) for p in ("meta", "state", "moves", "draws", "secret")]
+
+
+def _resolve_read(reply: list[Any]) -> ResolveRead:
+    flat, state, raw, draws, seed = reply
+    meta = dict(zip(flat[::2], flat[1::2], strict=True))
+    entries = [_entry(eid, dict(zip(f[::2], f[1::2], strict=True))) for eid, f in raw]
+    return meta, state, entries, int(draws), seed
+
+
+@dataclass
+class Commit:
+    """One resolution to write (the COMMIT script): guarded by `meta[guard[0]] == guard[1]`."""
+
+    gid: str
+    guard: tuple[str, str]
+    state: str
+    meta: dict[str, str]
+    events: list[str]
+    draws: list[str]
+    rejected: dict[str, str]
+    hashes: list[tuple[int, str]]
+    notices: list[str]
+
+
 class Store:
     """The game store on one Redis connection (decoded strings)."""
 
@@ -205,6 +247,7 @@ class Store:
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
         self._read = client.register_script(READ_FOR_RESOLVE)
+        self._open = client.register_script(OPEN_FOR_RESOLVE)
 
     @classmethod
     def from_url(cls, url: str, cluster: bool = False) -> Store:
@@ -317,47 +360,63 @@ class Store:
             calls.append((keys, [step, nonce, envelope, prev_hash, _b64(entry_hash),
                                  accepted_at, entry_hash]))
         return self._after(self._accept, calls,
-                           sadd=(PENDING_KEY, *dict.fromkeys(a[0] for a in appends)))
+                           first=("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends)))
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
-               sadd: tuple[str, ...] | None) -> list[Any]:
-        """`SADD sadd` then the script once per (keys, args), in one round trip; the
-        scripts' replies.
+               first: tuple[str, ...] | None = None, then: tuple[str, ...] | None = None
+               ) -> list[Any]:
+        """The command `first`, the script once per (keys, args), then the command `then`,
+        in one round trip; the scripts' replies.
 
         EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
         round trip on every execute. A script missing (a restarted or flushed Redis) fails
-        every EVALSHA of the pipeline, so running it again after the load changes nothing twice.
+        every EVALSHA of the pipeline, so running it again after the load changes nothing twice
+        (`first` and `then` must be idempotent).
         """
         for _ in range(2):
             pipe = self.r.pipeline(transaction=False)
-            if sadd:
-                pipe.sadd(*sadd)
+            if first:
+                pipe.execute_command(*first)
             for keys, args in calls:
                 pipe.evalsha(script.sha, len(keys), *keys, *args)
+            if then:
+                pipe.execute_command(*then)
             try:
                 replies = pipe.execute()
             except redis.exceptions.NoScriptError:
                 self.r.script_load(script.script)
                 continue
-            return replies[1:] if sadd else replies
+            return replies[1 if first else 0:len(replies) - (1 if then else 0)]
         raise RuntimeError("a script cannot be loaded")
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
                events: list[str], draws: list[str], rejected: dict[str, str],
                hashes: list[tuple[int, str]], notices: list[str] = ()) -> bool:
-        """Write one resolution atomically if `meta[guard[0]] == guard[1]`.
+        """Write one resolution atomically if `meta[guard[0]] == guard[1]` (`commit_many`)."""
+        return self.commit_many([Commit(gid, guard, state, meta, events, draws, rejected,
+                                        hashes, list(notices))])[0]
 
-        With notices, the game is added to the notify set *before* the commit, so a crash
-        right after it still leaves the notices found by the sweep (an empty outbox is harmless).
+    def commit_many(self, commits: list[Commit]) -> list[bool]:
+        """Write resolutions, each atomically if its guard holds (COMMIT), in one round trip;
+        per commit, whether it was written.
+
+        Games with notices are added to the notify set *before* their commits, so a crash
+        right after them still leaves the notices found by the sweep (an empty outbox is
+        harmless).
         """
-        keys = [game_key(gid, p) for p in ("meta", "state", "events", "draws", "rejected",
-                                           "hashes", "outbox")]
-        stored = [f"{seq} {_b64(digest)}" for seq, digest in hashes]
-        args = [guard[0], guard[1], state, json.dumps(meta), json.dumps(events),
-                json.dumps(draws), json.dumps(rejected), json.dumps(stored),
-                json.dumps(list(notices)), APPLIED_CHANNEL, f"{gid} {meta.get('applied', '0')}"]
-        return bool(self._after(self._commit, [(keys, args)],
-                                sadd=(NOTIFY_KEY, gid) if notices else None)[0])
+        calls = []
+        for c in commits:
+            keys = [game_key(c.gid, p) for p in ("meta", "state", "events", "draws", "rejected",
+                                                 "hashes", "outbox")]
+            stored = [f"{seq} {_b64(digest)}" for seq, digest in c.hashes]
+            calls.append((keys, [
+                c.guard[0], c.guard[1], c.state, json.dumps(c.meta), json.dumps(c.events),
+                json.dumps(c.draws), json.dumps(c.rejected), json.dumps(stored),
+                json.dumps(c.notices), APPLIED_CHANNEL, f"{c.gid} {c.meta.get('applied', '0')}"]))
+        told = list(dict.fromkeys(c.gid for c in commits if c.notices))
+        replies = self._after(self._commit, calls, first=("SADD", NOTIFY_KEY, *told) if told
+                              else None)
+        return [bool(reply) for reply in replies]
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
         """Move-stream entries first..last (inclusive) as (seq, fields)."""
@@ -366,14 +425,27 @@ class Store:
         raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
         return [_entry(eid, f) for eid, f in raw]
 
-    def read_for_resolve(self, gid: str, batch: int) -> tuple[
-            dict[str, str], str | None, list[tuple[int, dict[str, str]]], int, str | None]:
+    def read_for_resolve(self, gid: str, batch: int) -> ResolveRead:
         """(meta, state, entries applied+1.. up to `batch`, draws count, server seed)."""
-        keys = [game_key(gid, p) for p in ("meta", "state", "moves", "draws", "secret")]
-        flat, state, raw, draws, seed = self._read(keys=keys, args=[batch])
-        meta = dict(zip(flat[::2], flat[1::2], strict=True))
-        entries = [_entry(eid, dict(zip(f[::2], f[1::2], strict=True))) for eid, f in raw]
-        return meta, state, entries, int(draws), seed
+        return _resolve_read(self._read(keys=_resolve_keys(gid), args=[batch]))
+
+    def open_for_resolve(self, gids: list[str], batch: int, ttl_ms: int
+                         ) -> list[tuple[str, ResolveRead] | None]:
+        """For each game, in one round trip for all: clear its `scheduled` flag, take its lock
+        and read what a resolve needs (OPEN_FOR_RESOLVE). Per game, (lock token, read), or
+        None where another holds the lock; release the locks with `release_locks`."""
+        tokens = [uuid.uuid4().hex for _ in gids]
+        calls = [(_resolve_keys(gid) + [game_key(gid, "scheduled"), game_key(gid, "lock")],
+                  [batch, token, ttl_ms]) for gid, token in zip(gids, tokens, strict=True)]
+        replies = self._after(self._open, calls)
+        return [(token, _resolve_read(reply)) if reply is not None else None
+                for token, reply in zip(tokens, replies, strict=True)]
+
+    def release_locks(self, held: list[tuple[str, str]], caught_up: list[str]) -> None:
+        """Release the games' locks, (game, token) each, and take the `caught_up` games out of
+        the pending index, in one round trip."""
+        self._after(self._release, [([game_key(gid, "lock")], [token]) for gid, token in held],
+                    then=("SREM", PENDING_KEY, *caught_up) if caught_up else None)
 
     def accept_context(self, gid: str, key_id: str, nonce: str
                        ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:

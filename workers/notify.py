@@ -28,6 +28,12 @@ def flush(store: Store, queue: Any, gid: str, game: Game | None = None) -> int:
     return dispatch.flush(store, queue, context.config(), gid, game=game)
 
 
+def flush_resolved(store: Store, queue: Any, games: list[Game]) -> list[int]:
+    """`flush` for games whose locks the caller holds (a resolve job's batch), in two round
+    trips for all of them; per game, how many notices."""
+    return dispatch.flush_locked(store, queue, context.config(), games)
+
+
 def sweep(store: Store, queue: Any) -> int:
     """Flush every game whose commit recorded notices that were not dispatched (a crash), and
     run every deadline whose scheduled job is overdue (a worker died); returns how many."""

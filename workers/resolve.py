@@ -8,11 +8,13 @@ accepted meanwhile wakes the game again and no wakeup is lost; it then applies e
 
 Drainers (`service.queue`, docs/performance.md). A resolve job is a *drainer* while it runs:
 a game woken meanwhile goes onto the queue's ready list instead of into a new RQ job, and the
-job takes the list's games one after another, each as its own job would (flag cleared, lock,
-drain, notices). With the list empty, and no other job waiting in the queue, it lingers up to
-PARLEY_DRAIN_LINGER seconds for another wake, then leaves (`service.queue.leave`, which
-refuses while games wait). It stops taking games after PARLEY_DRAIN_SECONDS, so one job stays
-short; a job then carries on if games are left and no other drainer is live. Under load one
+job takes the list's games, up to PARLEY_DRAIN_TAKE at a time, and resolves each as its own job
+would (flag cleared, lock, drain, notices), with the round trips shared by the games taken
+together (`drain_many`). With the list empty, and no other job waiting in the queue, it
+lingers up to PARLEY_DRAIN_LINGER seconds for another wake, then leaves
+(`service.queue.leave`, which refuses while games wait). It stops taking games after
+PARLEY_DRAIN_SECONDS, so one job stays short; a job then carries on if games are left and no
+other drainer is live. Under load one
 RQ job resolves the moves of many games.
 """
 
@@ -24,7 +26,16 @@ import time
 
 from rq import Queue, get_current_job
 
-from service.games import BATCH, load_game, resolve, start_game
+from service.games import (
+    BATCH,
+    Resolution,
+    Resolved,
+    load_game,
+    plan_resolve,
+    resolve,
+    start_game,
+    write_resolutions,
+)
 from service.queue import leave, resolve_job_id, take, wait_ready, wake_again
 from service.store import Store
 from workers import context, notify
@@ -34,6 +45,8 @@ log = logging.getLogger(__name__)
 #: no new game after this many seconds of draining; how long an idle drainer waits for a wake
 DRAIN_SECONDS = float(os.environ.get("PARLEY_DRAIN_SECONDS", "0.5"))
 DRAIN_LINGER = float(os.environ.get("PARLEY_DRAIN_LINGER", "0.05"))
+#: a drainer takes up to this many games from the ready list at once (`drain_many`)
+TAKE_GAMES = int(os.environ.get("PARLEY_DRAIN_TAKE", "16"))
 #: a game's lock expires this long after a worker died holding it (kill -9, lost host). Safe to
 #: keep short: a drain that outlives it commits nothing (the commit is guarded by `applied`).
 LOCK_TTL_MS = int(os.environ.get("PARLEY_LOCK_TTL_MS", "5000"))
@@ -49,12 +62,12 @@ def resolve_game(gid: str) -> int:
     job_id = job.id if job is not None else resolve_job_id(gid)
     deadline = time.monotonic() + DRAIN_SECONDS
     try:
-        total = drain(gid, wait=context.config().LOCK_WAIT_SECONDS) or 0
+        total = drain_many([gid], wait=context.config().LOCK_WAIT_SECONDS)
         while time.monotonic() < deadline:
-            other = _next_game(queue, job_id, deadline)
-            if other is None:
+            others = _next_games(queue, job_id, deadline)
+            if not others:
                 return total  # left: a later wake enqueues a new job
-            total += _drain_woken(other)
+            total += _drain_woken(others)
     except BaseException:
         leave(queue, job_id, stop=True)
         raise
@@ -62,26 +75,84 @@ def resolve_game(gid: str) -> int:
     return total
 
 
-def _next_game(queue: Queue, job_id: str, deadline: float) -> str | None:
-    """The next woken game to drain, or None once this drainer has left (none was waiting).
+def _next_games(queue: Queue, job_id: str, deadline: float) -> list[str]:
+    """The next woken games to drain (up to TAKE_GAMES), or none once this drainer has left
+    (none was waiting).
 
     It lingers for a wake only when no other job waits in the RQ queue behind it."""
-    other = take(queue, job_id)
-    if other is None and DRAIN_LINGER > 0 and not queue.count:
+    others = take(queue, job_id, TAKE_GAMES)
+    if not others and DRAIN_LINGER > 0 and not queue.count:
         other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
-    if other is None:
+        others = [other] if other else []
+    if not others:
         other = leave(queue, job_id, stop=False)  # refused while a game waits: that one
-    return other
+        others = [other] if other else []
+    return others
 
 
-def _drain_woken(gid: str) -> int:
-    """Drain a game taken from the ready list; a failure hands it back before it propagates."""
+def _drain_woken(gids: list[str]) -> int:
+    """Drain games taken from the ready list; a failure hands them back before it propagates
+    (a game already drained is woken for nothing)."""
     try:
-        done = drain(gid, wait=READY_LOCK_WAIT)
+        return drain_many(gids, wait=READY_LOCK_WAIT)
     except Exception:
-        _reschedule(context.store(), gid)
+        for gid in gids:
+            _reschedule(context.store(), gid)
         raise
-    return done or 0
+
+
+def drain_many(gids: list[str], wait: float) -> int:
+    """Resolve games as their own jobs would, in a few round trips for all of them: one opens
+    them (each game's flag cleared, its lock taken, everything read), one commits, two
+    dispatch their notices, one releases the locks. Returns how many entries it resolved.
+
+    The rare cases go through `drain`, one game at a time, once the others are released: a
+    game whose lock another holds (`drain` waits up to `wait` for it), one still to be
+    started, one with more than BATCH entries pending, and one whose resolve raised (so that
+    one broken game fails its job alone, as before, and never the games taken with it)."""
+    store = context.store()
+    gids = list(dict.fromkeys(gids))  # a game can be woken twice before a drainer takes it
+    opened = store.open_for_resolve(gids, BATCH, LOCK_TTL_MS)
+    held = [(gid, got[0]) for gid, got in zip(gids, opened, strict=True) if got]
+    later = [gid for gid, got in zip(gids, opened, strict=True) if got is None]
+    total = 0
+    try:
+        plans: list[Resolution] = []
+        resolved: list[tuple[str, Resolved]] = []
+        for gid, got in zip(gids, opened, strict=True):
+            if not got:
+                continue
+            try:
+                planned = plan_resolve(gid, got[1])
+            except Exception:  # this game alone: `drain` meets the error again and fails the job
+                log.debug("game %s: resolve failed in a batch; retried alone", gid,
+                          exc_info=True)
+                planned = None
+            if isinstance(planned, Resolution):
+                plans.append(planned)
+            elif planned is not None:
+                resolved.append((gid, planned))
+            else:
+                later.append(gid)  # to be started first, or failed
+        resolved += zip([p.game.id for p in plans], write_resolutions(store, plans),
+                        strict=True)
+        caught_up = []
+        for gid, done in resolved:
+            total += done.count
+            if done.count >= BATCH:
+                later.append(gid)  # more entries wait than one commit takes
+            elif done.caught_up:
+                caught_up.append(gid)
+        notify.flush_resolved(store, context.queue(),
+                              [done.game for _, done in resolved if done.game is not None])
+        store.release_locks(held, caught_up)
+        held = []
+    finally:
+        if held:  # failed half-way: the locks go now rather than after their TTL
+            store.release_locks(held, [])
+    for gid in later:
+        total += drain(gid, wait) or 0
+    return total
 
 
 def drain(gid: str, wait: float) -> int | None:

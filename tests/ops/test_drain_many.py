@@ -1,0 +1,148 @@
+"""A drainer resolves the games it takes together (`workers.resolve.drain_many`): a fixed
+number of round trips for any number of games, and every rare case still handled."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from service.queue import ready_key
+from service.store import NOTIFY_KEY, Store, game_key
+from tests.api.helpers import new_game, view
+from tests.players import TestPlayer
+from workers import resolve
+
+
+def _setups_pending(client, run_jobs, n: int, tag: str = "p") -> list[str]:
+    """`n` started Duel games, each with both setups accepted and neither resolved."""
+    started = [new_game(client, "stratego", {"army": "duel"}, names=(f"{tag}a{i}", f"{tag}b{i}"))
+               for i in range(n)]
+    run_jobs()
+    for gid, players in started:
+        for seat, player in players.items():
+            v = view(client, gid, player)
+            env = player.envelope(gid, seat, v["step"], v["legal_moves"][0])
+            assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
+    return [gid for gid, _ in started]
+
+
+def _store(app) -> Store:
+    return app.extensions["parley_store"]
+
+
+def _resolved(store: Store, gid: str) -> bool:
+    meta = store.meta(gid)
+    return meta["applied"] == meta["head"] == "2" and meta["step_kind"] == "play"
+
+
+def _settled(store: Store, gid: str) -> None:
+    """Nothing left of the drain: flag, lock, pending mark, outbox and notify mark."""
+    assert store.r.get(game_key(gid, "scheduled")) is None
+    assert store.r.get(game_key(gid, "lock")) is None
+    assert gid not in store.pending_games()
+    assert store.r.llen(game_key(gid, "outbox")) == 0
+    assert not store.r.sismember(NOTIFY_KEY, gid)
+
+
+def _count_trips(monkeypatch, store: Store) -> list[int]:
+    """Count the store's round trips from now on: its single commands and every pipeline."""
+    trips = [0]
+    command = store.r.execute_command
+    execute = redis.client.Pipeline.execute
+
+    def counted_command(*args, **kw):
+        trips[0] += 1
+        return command(*args, **kw)
+
+    def counted_execute(pipe, *args, **kw):
+        trips[0] += 1
+        return execute(pipe, *args, **kw)
+
+    monkeypatch.setattr(store.r, "execute_command", counted_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", counted_execute)
+    return trips
+
+
+def test_a_batch_of_games_costs_the_round_trips_of_one(app, client, run_jobs,
+                                                       monkeypatch) -> None:
+    store = _store(app)
+    gids = _setups_pending(client, run_jobs, 8)
+    assert resolve.drain_many(gids[:1], wait=0) == 2  # loads the scripts
+    trips = _count_trips(monkeypatch, store)
+    assert resolve.drain_many(gids[1:2], wait=0) == 2
+    one = trips[0]
+    assert resolve.drain_many(gids[2:] + gids[2:4], wait=0) == 12  # two woken twice
+    assert trips[0] - one == one <= 5
+    for gid in gids:
+        assert _resolved(store, gid)
+        _settled(store, gid)
+
+
+def test_a_game_woken_twice_is_drained_once(app, client, run_jobs) -> None:
+    store = _store(app)
+    gids = _setups_pending(client, run_jobs, 2)
+    assert resolve.drain_many([gids[0], gids[1], gids[0]], wait=0) == 4
+    for gid in gids:
+        assert _resolved(store, gid)
+        _settled(store, gid)
+
+
+def test_a_game_locked_elsewhere_is_woken_again_and_the_others_resolved(app, client,
+                                                                      run_jobs) -> None:
+    store = _store(app)
+    free, busy = _setups_pending(client, run_jobs, 2)
+    queue = app.extensions["parley_queue"]
+    store.r.delete(ready_key(queue))
+    jobs_before = set(queue.job_ids)
+    store.r.set(game_key(busy, "lock"), "another-worker", px=60_000)
+    assert resolve.drain_many([free, busy], wait=0.05) == 2
+    assert _resolved(store, free)
+    _settled(store, free)
+    assert store.meta(busy)["applied"] == "0"
+    assert store.r.get(game_key(busy, "lock")) == "another-worker"  # not ours to release
+    assert store.r.get(game_key(busy, "scheduled")) == "1"  # woken again: a job follows
+    woken = store.r.lrange(ready_key(queue), 0, -1)
+    woken += [job.args[0] for job in queue.get_jobs() if job.id not in jobs_before]
+    assert busy in woken
+
+
+def test_a_game_still_to_start_is_started_then_resolved(app, client, run_jobs) -> None:
+    """A game whose last join was stored but whose start was lost goes through `drain`."""
+    store = _store(app)
+    [ready] = _setups_pending(client, run_jobs, 1)
+    players = [TestPlayer(n).register(client) for n in ("sa", "sb")]
+    full = client.post("/v1/games", json={"ruleset": "totohu", "players": 2},
+                       headers=players[0].auth).get_json()["id"]
+    assert client.post(f"/v1/games/{full}/join", json={}, headers=players[0].auth
+                       ).status_code == 200
+    assert store.join(full, -1, players[1].id, "seed", 2)[0] == "ok"  # then the crash
+    assert store.meta(full)["status"] == "full"
+    assert resolve.drain_many([full, ready], wait=0) == 2
+    assert store.meta(full)["status"] == "active"
+    assert _resolved(store, ready)
+    _settled(store, ready)
+
+
+def test_more_entries_than_one_commit_takes_are_all_resolved(app, client, run_jobs,
+                                                            monkeypatch) -> None:
+    store = _store(app)
+    gids = _setups_pending(client, run_jobs, 2)
+    monkeypatch.setattr(resolve, "BATCH", 1)  # one entry per commit, so both setups need two
+    assert resolve.drain_many(gids, wait=0) == 4
+    for gid in gids:
+        assert _resolved(store, gid)
+        _settled(store, gid)
+
+
+def test_one_broken_game_fails_alone(app, client, run_jobs) -> None:
+    """A game whose resolve raises fails the drain, after the others were committed and every
+    lock released: it cannot hold back the games taken with it."""
+    store = _store(app)
+    good, broken = _setups_pending(client, run_jobs, 2)
+    store.r.hdel(game_key(broken, "secret"), "server_seed")  # its moves cannot be resolved
+    with pytest.raises(RuntimeError, match="no server seed"):
+        resolve.drain_many([broken, good], wait=0)
+    assert _resolved(store, good)
+    _settled(store, good)
+    assert store.meta(broken)["applied"] == "0"
+    assert store.r.get(game_key(broken, "lock")) is None
