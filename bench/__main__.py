@@ -12,7 +12,7 @@ import importlib
 import sys
 import time
 
-from bench.common import Figure, table
+from bench.common import Figure, exit_on_sigterm, table
 
 BENCHMARKS = ("engines", "flat", "accept", "e2e", "drain", "memory")
 
@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=None, help="runs per figure (median reported)")
     p.add_argument("--only", default=",".join(BENCHMARKS), help="comma-separated benchmarks")
     args = p.parse_args(argv)
+    exit_on_sigterm()
     figures: list[Figure] = []
     for name in args.only.split(","):
         if name not in BENCHMARKS:

@@ -84,9 +84,16 @@ def parser(description: str) -> argparse.ArgumentParser:
     return p
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM (`timeout`, a CI runner) exit through Python, so that the `finally` blocks
+    stop the servers a benchmark started instead of leaving them running."""
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+
+
 def main(run: Callable[..., list[Figure]], description: str,
          extra: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
     """The `python -m bench.<name>` entry point of one benchmark."""
+    exit_on_sigterm()
     p = parser(description)
     if extra:
         extra(p)
