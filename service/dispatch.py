@@ -98,20 +98,18 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) 
     and webhook ids, then the trims. Per game, how many notices it took."""
     if not games:
         return []
+    players = list(dict.fromkeys(p for game in games for p in game.players if p))
     pipe = store.r.pipeline(transaction=False)
-    seated = []
     for game in games:
-        players = [p for p in game.players if p]
-        seated.append(players)
         pipe.lrange(game_key(game.id, "outbox"), 0, -1)
-        for pid in players:
-            pipe.hgetall(player_key(pid))
-            pipe.smembers(webhooks.player_webhooks_key(pid))
-    replies = iter(pipe.execute())
+    for pid in players:  # once, however many of the games they sit in (a bot's batch)
+        pipe.hgetall(player_key(pid))
+        pipe.smembers(webhooks.player_webhooks_key(pid))
+    replies = pipe.execute()
+    outboxes, found = replies[:len(games)], replies[len(games):]
+    reach = {pid: (found[2 * i], sorted(found[2 * i + 1])) for i, pid in enumerate(players)}
     taken = []
-    for game, players in zip(games, seated, strict=True):
-        items = next(replies)
-        reach = {pid: (next(replies), sorted(next(replies))) for pid in players}
+    for game, items in zip(games, outboxes, strict=True):
         for raw in items:
             _dispatch(store, queue, config, game, json.loads(raw), reach)
         taken.append(len(items))

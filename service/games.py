@@ -274,7 +274,6 @@ class Resolution:
     commit: Commit
     last: int
     count: int
-    rejected: int
 
 
 def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
@@ -350,7 +349,7 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
                                            meta_update.get("deadline"))
     commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
                     rejected, hashes, told)
-    return Resolution(game, commit, last, len(entries), len(rejected))
+    return Resolution(game, commit, last, len(entries))
 
 
 def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:
@@ -364,6 +363,7 @@ def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resol
                         r.game.id, first, r.last)
             out.append(Resolved(0, False, r.game))
             continue
-        log.info("game %s: resolved %d..%d (%d rejected)", r.game.id, first, r.last, r.rejected)
+        log.info("game %s: resolved %d..%d (%d rejected)", r.game.id, first, r.last,
+                 len(r.commit.rejected))
         out.append(Resolved(r.count, r.last >= r.game.head, r.game))
     return out

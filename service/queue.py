@@ -155,7 +155,7 @@ def wake_again(store: Store, queue: Queue, gid: str) -> bool:
     return wake(queue, gid)
 
 
-def take(queue: Queue, job_id: str, count: int = 1) -> list[str]:
+def take(queue: Queue, job_id: str, count: int) -> list[str]:
     """A drainer's next games from the ready list, at most `count` (its lease renewed)."""
     return [_text(gid) for gid in _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count])]
 

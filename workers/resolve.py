@@ -113,17 +113,20 @@ def drain_many(gids: list[str], wait: float) -> int:
     store = context.store()
     gids = list(dict.fromkeys(gids))  # a game can be woken twice before a drainer takes it
     opened = store.open_for_resolve(gids, BATCH, LOCK_TTL_MS)
-    held = [(gid, got[0]) for gid, got in zip(gids, opened, strict=True) if got]
-    later = [gid for gid, got in zip(gids, opened, strict=True) if got is None]
+    held: list[tuple[str, str]] = []
+    later: list[str] = []
     total = 0
     try:
         plans: list[Resolution] = []
         resolved: list[tuple[str, Resolved]] = []
         for gid, got in zip(gids, opened, strict=True):
-            if not got:
+            if got is None:
+                later.append(gid)  # its lock is held elsewhere
                 continue
+            token, read = got
+            held.append((gid, token))
             try:
-                planned = plan_resolve(gid, got[1])
+                planned = plan_resolve(gid, read)
             except Exception:  # this game alone: `drain` meets the error again and fails the job
                 log.debug("game %s: resolve failed in a batch; retried alone", gid,
                           exc_info=True)
