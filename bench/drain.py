@@ -75,6 +75,9 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
     queue = Queue("parley", connection=conn)
     waiting: dict[str, int] = {}
     fresh = []
+    # subscribed before the first append: a worker's periodic sweep may resolve a move as soon
+    # as it is stored, before this round wakes its game
+    pubsub = subscribe_applied(conn)
     for gid, players in games:
         state = json.loads(store.r.get(game_key(gid, "state")))
         if state["phase"] != "play":
@@ -86,7 +89,6 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
         waiting[gid] = accepted.seq
         if accepted.schedule:
             fresh.append(gid)
-    pubsub = subscribe_applied(conn)
     moves = len(waiting)
     before = jobs_done(conn)
     t = time.perf_counter()
@@ -95,6 +97,8 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
     deadline = time.monotonic() + 120
     while waiting and time.monotonic() < deadline:
         msg = pubsub.get_message(timeout=0.5)
+        if msg is None:  # quiet for half a second: the games' own counts decide
+            _drop_applied(store, waiting)
         if msg is None or msg["type"] != "message":
             continue
         gid, applied = parse_applied(msg["data"])
@@ -106,6 +110,16 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
         raise RuntimeError(f"{len(waiting)} moves not applied within 120 s")
     time.sleep(0.2)  # the last job's counter
     return moves, elapsed, jobs_done(conn) - before
+
+
+def _drop_applied(store: Store, waiting: dict[str, int]) -> None:
+    """Forget the moves whose games count them applied (in case a message was missed)."""
+    pipe = store.r.pipeline(transaction=False)
+    for gid in waiting:
+        pipe.hget(game_key(gid, "meta"), "applied")
+    for (gid, seq), applied in zip(list(waiting.items()), pipe.execute(), strict=True):
+        if int(applied or 0) >= seq:
+            del waiting[gid]
 
 
 def run(runs: int | None = None, quick: bool = False, games: int | None = None,
