@@ -232,5 +232,16 @@ def parse_applied(data: bytes) -> tuple[str, int]:
     return gid.decode(), int(applied)
 
 
+def applied_counts(r: redis.Redis, gids: Sequence[str]) -> list[int]:
+    """Each game's own `applied` count, in one round trip: the fallback for a missed
+    APPLIED_CHANNEL message."""
+    from service.store import game_key
+
+    pipe = r.pipeline(transaction=False)
+    for gid in gids:
+        pipe.hget(game_key(gid, "meta"), "applied")
+    return [int(value or 0) for value in pipe.execute()]
+
+
 def flush(redis_url: str) -> None:
     redis.Redis.from_url(redis_url).flushall()

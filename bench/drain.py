@@ -35,6 +35,7 @@ from rq import Queue
 from bench.common import (
     Figure,
     System,
+    applied_counts,
     bundled_redis,
     jobs_done,
     main,
@@ -114,11 +115,9 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
 
 def _drop_applied(store: Store, waiting: dict[str, int]) -> None:
     """Forget the moves whose games count them applied (in case a message was missed)."""
-    pipe = store.r.pipeline(transaction=False)
-    for gid in waiting:
-        pipe.hget(game_key(gid, "meta"), "applied")
-    for (gid, seq), applied in zip(list(waiting.items()), pipe.execute(), strict=True):
-        if int(applied or 0) >= seq:
+    counts = applied_counts(store.r, list(waiting))
+    for (gid, seq), applied in zip(list(waiting.items()), counts, strict=True):
+        if applied >= seq:
             del waiting[gid]
 
 

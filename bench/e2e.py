@@ -68,6 +68,7 @@ import redis
 from bench.common import (
     Figure,
     System,
+    applied_counts,
     bundled_redis,
     jobs_done,
     main,
@@ -162,14 +163,11 @@ def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
                 due = [(gid, seq) for gid, waits in pending.items()
                        for seq, (_t0, check) in waits.items() if check <= now]
             if due:
-                pipe = r.pipeline(transaction=False)
-                for gid, _seq in due:
-                    pipe.hget(game_key(gid, "meta"), "applied")
-                values = pipe.execute()
+                values = applied_counts(r, [gid for gid, _seq in due])
                 now = time.time()
                 with lock:
                     for (gid, seq), value in zip(due, values, strict=True):
-                        if int(value or 0) >= seq:
+                        if value >= seq:
                             resolve(gid, seq, now)  # when it was seen: an upper bound
                         elif seq in pending.get(gid, {}):
                             pending[gid][seq][1] = now + OBSERVER_RECHECK
@@ -508,14 +506,10 @@ class _Ready(_Applied):
             due = [(gid, seq) for gid, (seq, check, _) in self.awaited.items() if check <= now]
         lost = []
         if due:
-            pipe = self.r.pipeline(transaction=False)
-            for gid, _seq in due:
-                pipe.hget(game_key(gid, "meta"), "applied")
-            values = pipe.execute()
+            values = applied_counts(self.r, [gid for gid, _seq in due])
             now = time.monotonic()
             with self.lock:
-                for (gid, _seq), value in zip(due, values, strict=True):
-                    applied = int(value or 0)
+                for (gid, _seq), applied in zip(due, values, strict=True):
                     if gid in self.latest:
                         self.latest[gid] = max(self.latest[gid], applied)
                     self._resolve(gid, applied)
