@@ -42,6 +42,13 @@ observer) or a second (the players) is checked once against the `applied` field 
 meta hash, and waited for again if need be.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
+
+Pooling: one `parley worker` by default (`--workers`), as `parley run` and the Procfile deploy.
+On 2 cores shared with the web tier, a second worker did not raise the moves applied per second
+(side by side: 360 and 373 moves/s with one worker, 319 with two; the web processes are the
+bottleneck and one worker needs about 0.7 of a core at peak), while it doubled RQ's no-op rate,
+whose loop is the workers' own. The no-op rate is the yardstick of the pool that resolves the
+moves, so both are measured with the same pool (docs/performance.md, "Session 11").
 The same targets for each kind of client. Also printed: moves per RQ job (the workers'
 successful-job counters) in the peak phase, and the batching bots' moves per POST.
 Rate limits are off unless `--rate-limits` turns them on (far above the load, so that they
@@ -90,6 +97,7 @@ PLAYER_RECHECK = 1.0  # s: likewise for a game thread waiting for its own move
 APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
 BATCH_MAX = 64  # envelopes per POST /v1/moves, games per GET /v1/views (the server's limit)
 BATCH_WAIT = 0.05  # s: a bot pair's longest wait for its first ready game
+WORKERS = 1  # `parley worker` processes (see "Pooling" above)
 #: games per bot pair: a bot's batches are as large as its ready games, so batching pays
 #: with many games per player (at 16 a batch held 3.7 moves on average at peak, at 32 8.7)
 BOT_GAMES = 32
@@ -775,7 +783,8 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
 
 
 def run(runs: int | None = None, quick: bool = False, seconds: float | None = None,
-        workers: int = 2, web: int = 2, loaders: int = 2, games: int | None = None,
+        workers: int = WORKERS, web: int = 2, loaders: int = 2,
+        games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
@@ -859,7 +868,7 @@ def _client_figures(prefix: str, tag: str, batch: bool
 
 def _extra(p: Any) -> None:
     p.add_argument("--seconds", type=float, default=None, help="length of each phase")
-    p.add_argument("--workers", type=int, default=2, help="`parley worker` processes")
+    p.add_argument("--workers", type=int, default=WORKERS, help="`parley worker` processes")
     p.add_argument("--web", type=int, default=2, help="gunicorn worker processes")
     p.add_argument("--loaders", type=int, default=2, help="load generator processes")
     p.add_argument("--games", type=int, default=None, help="concurrent games per loader")
