@@ -42,17 +42,18 @@ observer) or a second (the players) is checked once against the `applied` field 
 meta hash, and waited for again if need be.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
-
-Pooling: one `parley worker` by default (`--workers`), as `parley run` and the Procfile deploy.
-On 2 cores shared with the web tier, a second worker did not raise the moves applied per second
-(side by side: 360 and 373 moves/s with one worker, 319 with two; the web processes are the
-bottleneck and one worker needs about 0.7 of a core at peak), while it doubled RQ's no-op rate,
-whose loop is the workers' own. The no-op rate is the yardstick of the pool that resolves the
-moves, so both are measured with the same pool (docs/performance.md, "Session 11").
 The same targets for each kind of client. Also printed: moves per RQ job (the workers'
 successful-job counters) in the peak phase, and the batching bots' moves per POST.
 Rate limits are off unless `--rate-limits` turns them on (far above the load, so that they
 cost what they cost in a deployment and refuse nothing).
+
+Pooling: one `parley worker` by default (`--workers`), as `parley run` and the Procfile
+deploy. On 2 cores shared with the web tier, a second worker did not raise the moves applied
+per second (alternating runs: 360 and 373 moves/s with one worker, 319 and 337 with two; the
+web processes are the bottleneck, and one worker needs about 0.7 of a core at peak), while it
+doubled RQ's no-op rate, whose loop is the workers' own. The no-op rate is the yardstick of
+the pool that resolves the moves, so both are measured with the same pool
+(docs/performance.md, "Session 11").
 """
 
 from __future__ import annotations
