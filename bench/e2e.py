@@ -51,7 +51,7 @@ Pooling: one `parley worker` by default (`--workers`), as `parley run` and the P
 deploy. On 2 cores shared with the web tier, a second worker did not raise the moves applied
 per second (alternating runs: 360 and 373 moves/s with one worker, 319 and 337 with two; the
 web processes are the bottleneck, and one worker needs about 0.7 of a core at peak), while it
-doubled RQ's no-op rate, whose loop is the workers' own. The no-op rate is the yardstick of
+nearly doubled RQ's no-op rate, whose loop is the workers' own. The no-op rate is the yardstick of
 the pool that resolves the moves, so both are measured with the same pool
 (docs/performance.md, "Session 11").
 """
