@@ -5,8 +5,9 @@ processes) and `--workers` `parley worker` processes of one worker class. One ru
 the same system:
 
 1. **RQ no-op**: `--loaders` processes enqueue no-op jobs (`bench.noop.noop`, result_ttl 0, like
-   resolve jobs) as fast as they can for `--seconds`, and the same workers run them: jobs
-   finished per second, from the first enqueue until the queue is empty. Measured before the
+   resolve jobs) as fast as the workers take them (each pauses while more than NOOP_BACKLOG
+   wait) for `--seconds`, and the same workers run them: jobs finished per second, from the
+   first enqueue until the queue is empty. Measured before the
    move phases and again after them; the ratios divide by the mean of the two. (On this shared
    machine one system's no-op rate moved between 359 and 525 jobs/s over five consecutive
    measurements, so a single measurement at one end of a run was a noisy yardstick.)
@@ -99,6 +100,10 @@ APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
 BATCH_MAX = 64  # envelopes per POST /v1/moves, games per GET /v1/views (the server's limit)
 BATCH_WAIT = 0.05  # s: a bot pair's longest wait for its first ready game
 WORKERS = 1  # `parley worker` processes (see "Pooling" above)
+#: no-op jobs an enqueuer lets wait before it pauses. Unbounded, two enqueuers queued ~30,000
+#: jobs in 15 s that one worker then drained on one core while the other sat idle: the rate
+#: measured the drain, not RQ's loop (157-353 jobs/s against 313-418 bounded, side by side)
+NOOP_BACKLOG = 256
 #: games per bot pair: a bot's batches are as large as its ready games, so batching pays
 #: with many games per player (at 16 a batch held 3.7 moves on average at peak, at 32 8.7)
 BOT_GAMES = 32
@@ -711,6 +716,9 @@ def _enqueuer(redis_url: str, start: float, seconds: float, out: Any) -> None:
         time.sleep(0.001)
     n = 0
     while time.time() < start + seconds:
+        if n % 32 == 0:  # keep the workers fed, not buried (see NOOP_BACKLOG)
+            while q.count > NOOP_BACKLOG and time.time() < start + seconds:
+                time.sleep(0.002)
         q.enqueue("bench.noop.noop", result_ttl=0)
         n += 1
     out.put(n)
