@@ -55,10 +55,12 @@ class Accepted:
     schedule: bool = False
 
 
-def queued_body(queue: Queue, gid: str, accepted: Accepted, location: str) -> dict[str, Any]:
+def queued_body(queue: Queue, gid: str, accepted: Accepted, location: str,
+                woken: bool = False) -> dict[str, Any]:
     """The answer to a newly stored envelope, after waking its game when no wake of it was
-    outstanding (the accepting script set its `scheduled` flag)."""
-    if accepted.schedule:
+    outstanding (the accepting script set its `scheduled` flag), unless the caller has
+    `woken` it already (a batch wakes its games together)."""
+    if accepted.schedule and not woken:
         wake(queue, gid)
     return {"id": accepted.seq, "status": "queued", "location": location,
             "receipt": accepted.receipt}

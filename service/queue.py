@@ -42,17 +42,26 @@ RUN_TTL_MS = int(os.environ.get("PARLEY_DRAIN_RUN_TTL_MS", "6000"))
 #: a wake enqueues one more job when the list holds this many games per live drainer
 BACKLOG_PER_DRAINER = int(os.environ.get("PARLEY_DRAIN_BACKLOG", "32"))
 
-# KEYS: ready list, drainers zset; ARGV: game id, now (ms), job id, start TTL (ms), backlog
-# -> 1: enqueue the job `job id` for the game (its lease is registered) | 0: the game is queued
+# KEYS: ready list, drainers zset; ARGV: now (ms), start TTL (ms), backlog, then a game id and
+#       a job id for each game woken
+# -> the (1-based) numbers of the games whose job must be enqueued (its lease is registered);
+#    the other games are queued. Each game is decided as if woken alone, one after another.
 WAKE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 local live = redis.call('ZCARD', KEYS[2])
-if live > 0 and redis.call('LLEN', KEYS[1]) < live * tonumber(ARGV[5]) then
-  redis.call('RPUSH', KEYS[1], ARGV[1])
-  return 0
+local queued = redis.call('LLEN', KEYS[1])
+local jobs = {}
+for i = 4, #ARGV, 2 do
+  if live > 0 and queued < live * tonumber(ARGV[3]) then
+    redis.call('RPUSH', KEYS[1], ARGV[i])
+    queued = queued + 1
+  else
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[i + 1])
+    live = live + 1
+    jobs[#jobs + 1] = (i - 2) / 2
+  end
 end
-redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[4]), ARGV[3])
-return 1
+return jobs
 """
 
 # KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms), at most this many
@@ -140,11 +149,22 @@ def wake(queue: Queue, gid: str) -> bool:
     """Have the game resolved: onto a live drainer's ready list, or a new RQ job if none is
     live. The caller made sure no wake of this game is outstanding (its `scheduled` flag).
     Returns True if it enqueued a job."""
-    job_id = resolve_job_id(gid)
-    if not _run(queue, WAKE, [gid, _now_ms(), job_id, START_TTL_MS, BACKLOG_PER_DRAINER]):
-        return False
-    enqueue_resolve(queue, gid, job_id)
-    return True
+    return wake_games(queue, [gid]) > 0
+
+
+def wake_games(queue: Queue, gids: list[str]) -> int:
+    """`wake` for several games in one round trip (a batch of moves: one script, not one per
+    game); each game must be named once. Returns the number of jobs enqueued."""
+    if not gids:
+        return 0
+    job_ids = [resolve_job_id(gid) for gid in gids]
+    args: list[object] = [_now_ms(), START_TTL_MS, BACKLOG_PER_DRAINER]
+    for gid, job_id in zip(gids, job_ids, strict=True):
+        args += [gid, job_id]
+    enqueue = _run(queue, WAKE, args)
+    for n in enqueue:
+        enqueue_resolve(queue, gids[int(n) - 1], job_ids[int(n) - 1])
+    return len(enqueue)
 
 
 def wake_again(store: Store, queue: Queue, gid: str) -> bool:

@@ -23,7 +23,8 @@ from service.auth import bearer_digest, known_token
 from service.errors import InvalidRequest, NotFound, Problem, item_problem
 from service.games import seat_view
 from service.limits import RATE_LIMITED, note_signed
-from service.moves import parse_body, submit_moves
+from service.moves import Accepted, parse_body, submit_moves
+from service.queue import wake_games
 from service.schemas.games import ViewBatchQuerySchema, ViewBatchSchema
 from service.schemas.moves import MAX_BATCH, MoveBatchResultSchema, MoveBatchSchema
 
@@ -55,13 +56,19 @@ class MoveBatch(MethodView):
         store = deps.store()
         outcomes = submit_moves(store, envelopes, deps.server_key())
         note_signed(outcomes)
+        # the games whose new moves need a drain, woken in one round trip (an append set the
+        # game's `scheduled` flag at most once, so each is named once)
+        wake_games(deps.queue(), [_named_game(envelope) for envelope, outcome
+                                  in zip(envelopes, outcomes, strict=True)
+                                  if isinstance(outcome, Accepted) and outcome.created
+                                  and outcome.schedule])
         results = []
         for envelope, outcome in zip(envelopes, outcomes, strict=True):
             gid = _named_game(envelope)
             if isinstance(outcome, Problem):
                 results.append({"game": gid, "problem": item_problem(outcome)})
             else:
-                results.append({"game": gid, **accepted_body(store, gid, outcome)})
+                results.append({"game": gid, **accepted_body(store, gid, outcome, woken=True)})
         return current_app.json.response({"results": results})
 
 

@@ -44,12 +44,14 @@ class Moves(MethodView):
         return body, 202, {"Location": body["location"]}
 
 
-def accepted_body(store: Store, game: str, accepted: Accepted) -> dict[str, Any]:
+def accepted_body(store: Store, game: str, accepted: Accepted,
+                  woken: bool = False) -> dict[str, Any]:
     """The answer to an accepted envelope (`id`, `status`, `location`, `receipt`), after
-    waking its game when it needs a drain."""
+    waking its game when it needs a drain (and the caller has not `woken` the new moves'
+    games already)."""
     location = url_for("moves.MoveResource", game=game, move=accepted.seq)
     if accepted.created:
-        return queued_body(deps.queue(), game, accepted, location)
+        return queued_body(deps.queue(), game, accepted, location, woken)
     body = move_status(store, get_game_or_404(store, game), accepted.seq)
     if body["status"] == "queued":
         # a re-post of a move still queued: the first post may have stored it and then lost

@@ -123,6 +123,60 @@ def test_two_envelopes_of_one_game_are_appended_in_order(client, games, run_jobs
     assert [r["receipt"]["entry_hash"] for r in results] == hashes[2:4]
 
 
+def _wakes(monkeypatch, queue) -> list[tuple]:
+    """The wake scripts run on the queue's connection from now on (their round trips)."""
+    calls: list[tuple] = []
+    command = queue.connection.execute_command
+
+    def counted(*args, **kw):
+        if args[0] == "EVALSHA":
+            calls.append(args)
+        return command(*args, **kw)
+
+    monkeypatch.setattr(queue.connection, "execute_command", counted)
+    return calls
+
+
+def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypatch) -> None:
+    """No drainer is live: the first game gets the RQ job, the others wait on the ready list
+    for it, as one wake after another would have it, with one script for the batch."""
+    from service.queue import ready_key
+
+    gids, ann, _ = games
+    queue = app.extensions["parley_queue"]
+    jobs_before = set(queue.job_ids)
+    wakes = _wakes(monkeypatch, queue)
+    resp = _batch(client, [ann.envelope(gid, 0, 1, MOVE) for gid in gids])
+    assert resp.status_code == 200, resp.get_json()
+    assert len(wakes) == 1
+    new_jobs = [job for job in queue.get_jobs() if job.id not in jobs_before]
+    assert [job.args[0] for job in new_jobs] == gids[:1]
+    assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids[1:]]
+
+
+def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jobs,
+                                                      monkeypatch) -> None:
+    from service.queue import drainers_key, ready_key
+
+    gids, ann, _ = games
+    queue = app.extensions["parley_queue"]
+    queue.connection.zadd(drainers_key(queue), {"resolve-live": 2**50})  # a drainer running
+    jobs = queue.count
+    wakes = _wakes(monkeypatch, queue)
+    envelopes = [ann.envelope(gid, 0, 1, MOVE) for gid in gids]
+    assert _batch(client, envelopes).status_code == 200
+    assert _batch(client, envelopes).status_code == 200  # a re-post: the games woken again
+    assert len(wakes) == 1 + len(gids)
+    assert queue.count == jobs
+    assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids * 2]
+    queue.connection.zrem(drainers_key(queue), "resolve-live")  # it died, its list lost:
+    queue.connection.delete(ready_key(queue))
+    assert _batch(client, envelopes).status_code == 200  # re-posts wake again: one job
+    run_jobs()
+    assert [client.get(f"/v1/games/{gid}/moves/3").get_json()["status"] for gid in gids] == \
+        ["applied"] * 3
+
+
 @pytest.mark.parametrize("body", [
     b"{not json", b'{"envelopes": [], "envelopes": []}', b"[]", b'{"envelopes": []}',
     b'{"envelopes": {}}', b'{"envelopes": [{}], "more": 1}'])
