@@ -50,13 +50,15 @@ WAKE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 local live = redis.call('ZCARD', KEYS[2])
 local queued = redis.call('LLEN', KEYS[1])
+local expires = tonumber(ARGV[1]) + tonumber(ARGV[2])
+local backlog = tonumber(ARGV[3])
 local jobs = {}
 for i = 4, #ARGV, 2 do
-  if live > 0 and queued < live * tonumber(ARGV[3]) then
+  if live > 0 and queued < live * backlog then
     redis.call('RPUSH', KEYS[1], ARGV[i])
     queued = queued + 1
   else
-    redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], expires, ARGV[i + 1])
     live = live + 1
     jobs[#jobs + 1] = (i - 2) / 2
   end

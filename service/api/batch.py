@@ -56,15 +56,14 @@ class MoveBatch(MethodView):
         store = deps.store()
         outcomes = submit_moves(store, envelopes, deps.server_key())
         note_signed(outcomes)
+        gids = [_named_game(envelope) for envelope in envelopes]
         # the games whose new moves need a drain, woken in one round trip (an append set the
         # game's `scheduled` flag at most once, so each is named once)
-        wake_games(deps.queue(), [_named_game(envelope) for envelope, outcome
-                                  in zip(envelopes, outcomes, strict=True)
+        wake_games(deps.queue(), [gid for gid, outcome in zip(gids, outcomes, strict=True)
                                   if isinstance(outcome, Accepted) and outcome.created
                                   and outcome.schedule])
         results = []
-        for envelope, outcome in zip(envelopes, outcomes, strict=True):
-            gid = _named_game(envelope)
+        for gid, outcome in zip(gids, outcomes, strict=True):
             if isinstance(outcome, Problem):
                 results.append({"game": gid, "problem": item_problem(outcome)})
             else:
