@@ -18,10 +18,11 @@ no `Content-Length`, a body over PARLEY_MAX_BODY) are not tried at all.
 
 With rate limits on, a move POST is charged as the app charges it (`service.limits.MoveQuota`:
 flask-limiter's own counters): the address first, the signer's allowance tested before the
-move and charged once it is accepted. A request handed over after its address was charged
-carries a mark in its environ, so the app does not count the address twice; a breached limit
-is handed over too, and the app answers its 429. tests/api/test_hotpaths.py checks that both
-paths answer byte for byte alike and share one quota.
+move and charged once it is accepted; on the default deployment those commands ride in the
+move's own two round trips (`MoveCharges`). A request handed over after its address or its
+signer was charged carries a mark in its environ, so the app does not count it twice; a
+breached limit is handed over too, and the app answers its 429. tests/api/test_hotpaths.py
+checks that both paths answer byte for byte alike and share one quota.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from flask import Flask
 from service.auth import bearer_token, hash_token
 from service.errors import Problem
 from service.games import seat_view
-from service.limits import ADDRESS_CHARGED, MoveQuota
+from service.limits import ADDRESS_CHARGED, MoveQuota, QuotaBreached
 from service.moves import queued_body, submit_move
 
 log = logging.getLogger(__name__)
@@ -104,28 +105,34 @@ class HotPaths:
         if not 0 <= length <= self.max_body:
             return self.next(environ, start_response)
         body = environ["wsgi.input"].read(length)
-        signer = None
+        signer = charges = None
         try:
             if self.quota is not None:
                 signer = self.quota.signer(orjson.loads(body))
-                if signer is None or not self.quota.charge_address(environ):
-                    # the app counts it again and answers: the problem, or the 429 (a count
-                    # already past the limit refuses the same; with several windows one
-                    # still within its limit counts this refused request twice)
-                    raise _HandOver
-                environ[ADDRESS_CHARGED] = True
-                if not self.quota.allows(signer):
-                    raise _HandOver
-            accepted = submit_move(self.store, game, body, self.server_key)
+                if signer is None:
+                    raise _HandOver  # the app counts it and answers
+                charges = self.quota.charges(environ, signer)
+                if charges is None:  # the counters live elsewhere: a round trip each
+                    if not self.quota.charge_address(environ):
+                        # the app counts it again and answers its 429 (a count already
+                        # past the limit refuses the same; with several windows one still
+                        # within its limit counts this refused request twice)
+                        raise _HandOver
+                    environ[ADDRESS_CHARGED] = True
+                    if not self.quota.allows(signer):
+                        raise _HandOver
+            accepted = submit_move(self.store, game, body, self.server_key, charges)
             if not accepted.created:  # a re-post: its answer is the move's status now
                 raise _HandOver
             location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
             answer = queued_body(self.queue, game, accepted, location)
-            if signer is not None:
+            if signer is not None and charges is None:
                 self.quota.charge(signer)  # type: ignore[union-attr]  # set with the quota
             data = orjson.dumps(answer, option=_JSON)
         except Exception as err:  # nothing changed, or a re-post of this envelope repairs it
             _handing_over(err)
+            if charges is not None:
+                charges.mark(environ)
             environ["wsgi.input"] = io.BytesIO(body)
             return self.next(environ, start_response)
         return _answer(start_response, "202 ACCEPTED", data, ("Location", location))
@@ -138,7 +145,7 @@ class _HandOver(Exception):
 def _handing_over(err: Exception) -> None:
     """A problem is the app's to answer; anything else is logged at debug level too, so that a
     fast path that keeps giving up shows in the logs (the app logs real failures itself)."""
-    if not isinstance(err, (Problem, _HandOver)):
+    if not isinstance(err, (Problem, _HandOver, QuotaBreached)):
         log.debug("fast path handed a request over after %r", err)
 
 

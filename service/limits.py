@@ -37,6 +37,8 @@ from typing import Any
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
+from limits.storage import RedisStorage
+from limits.strategies import FixedWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
 from service.auth import bearer_token
@@ -44,7 +46,7 @@ from service.config import Config
 from service.errors import Conflict
 from service.schemas.common import ProblemSchema
 from service.schemas.moves import MAX_BATCH
-from service.store import Store, game_key
+from service.store import Store, game_key, same_server
 
 log = logging.getLogger(__name__)
 
@@ -200,15 +202,26 @@ def signed_batch(response: Response) -> bool:
 #: set in a WSGI environ by the fast path once it has charged the request's address: the
 #: app's own address limit of a single move then leaves that request alone
 ADDRESS_CHARGED = "parley.moves_address_charged"
+#: set by the fast path once it has charged the signer (its charge rode with the append): the
+#: app's signer limit then neither tests nor charges that request again
+SIGNER_CHARGED = "parley.moves_signer_charged"
 
 
 def _address_charged() -> bool:
     return bool(request.environ.get(ADDRESS_CHARGED))
 
 
+def _signer_charged() -> bool:
+    return bool(request.environ.get(SIGNER_CHARGED))
+
+
 @functools.lru_cache(maxsize=64)
 def _items(spec: str) -> list[RateLimitItem]:
     return sorted(parse_many(spec))  # in flask-limiter's order
+
+
+class QuotaBreached(Exception):
+    """A move over its rate limit: the app answers it (its 429, with its headers)."""
 
 
 class MoveQuota:
@@ -219,18 +232,39 @@ class MoveQuota:
     strategy object, and the identifiers it passes (key prefix, key, scope), so a move counts
     once whichever path answers it (tests/api/test_hotpaths.py checks that both paths share
     one quota). The address is charged first, as the app does; the signer's allowance is tested
-    before the move and charged once it is accepted."""
+    before the move and charged once it is accepted.
+
+    When the counters live on the game store's Redis (the default: both on `REDIS_URL`) and
+    flask-limiter counts in fixed windows, they ride in the move's own round trips instead
+    (`charges`, a `service.moves.Rider`): the address's charge and the signer's test with the
+    context reads, the signer's charge with the append. Otherwise each is a round trip of its
+    own through the strategy (`charge_address`, `allows`, `charge`)."""
 
     def __init__(self, app: Flask) -> None:
         self.limiter = app.extensions["parley_limiter"]
         self.store = app.extensions["parley_store"]
         self.config: Config = app.config["PARLEY"]
+        strategy = self.limiter.limiter
+        storage = strategy.storage
+        #: limits' own INCRBY-and-EXPIRE script: what `FixedWindowRateLimiter.hit` runs
+        self.incr_script: str | None = None
+        if (isinstance(strategy, FixedWindowRateLimiter) and type(storage) is RedisStorage
+                and same_server(storage.get_connection(), self.store.r)):
+            self.incr_script = storage.lua_incr_expire.script
+        self.storage = storage
 
     def signer(self, body: Any) -> str | None:
         """The signer's limit key, or None when the body names no known key (the app
         answers that envelope)."""
         key = signer_of(body, self.store)
         return key if key.startswith("player:") and key != "player:none" else None
+
+    def charges(self, environ: dict[str, Any], signer: str) -> MoveCharges | None:
+        """The request's charges as a rider of the move's round trips, or None when they
+        cannot ride (the counters live elsewhere, or in another kind of window)."""
+        if self.incr_script is None:
+            return None
+        return MoveCharges(self, environ, signer)
 
     def charge_address(self, environ: dict[str, Any]) -> bool:
         """Count the request against its address; False if that broke a limit."""
@@ -248,6 +282,55 @@ class MoveQuota:
         strategy = self.limiter.limiter
         for item in _items(self.config.LIMIT_MOVES_PER_PLAYER):
             strategy.hit(item, KEY_PREFIX, signer, "moves-player")
+
+    def counter(self, item: RateLimitItem, key: str, scope: str) -> str:
+        """The Redis key of flask-limiter's counter for `item` (limits' own key scheme)."""
+        return self.storage.prefixed_key(item.key_for(KEY_PREFIX, key, scope))
+
+
+class MoveCharges:
+    """One move POST's rate limits as a rider of its round trips (`service.moves.Rider`):
+    exactly the commands `FixedWindowRateLimiter` sends (limits' script for a hit, GET for a
+    test) on the same keys, in the same order, only sharing the move's pipelines.
+
+    `mark` tells the app, when the request is handed over after all, what was charged."""
+
+    def __init__(self, quota: MoveQuota, environ: dict[str, Any], signer: str) -> None:
+        self.script = quota.incr_script
+        address = address_of(environ.get("REMOTE_ADDR"))
+        self.address = [(item, quota.counter(item, address, "moves-address"))
+                        for item in _items(quota.config.LIMIT_MOVES_PER_ADDRESS)]
+        self.player = [(item, quota.counter(item, signer, "moves-player"))
+                       for item in _items(quota.config.LIMIT_MOVES_PER_PLAYER)]
+        self.address_charged = self.signer_charged = False
+
+    def _hit(self, item: RateLimitItem, counter: str) -> tuple[Any, ...]:
+        return ("EVAL", self.script, 1, counter, item.get_expiry(), 1)
+
+    def with_context(self) -> list[tuple[Any, ...]]:
+        return ([self._hit(item, counter) for item, counter in self.address]
+                + [("GET", counter) for _, counter in self.player])
+
+    def check(self, replies: list[Any]) -> None:
+        hits, tests = replies[:len(self.address)], replies[len(self.address):]
+        if any(int(count) > item.amount for (item, _), count in zip(self.address, hits,
+                                                                     strict=True)):
+            raise QuotaBreached  # unmarked: the app counts it again and refuses, as before
+        self.address_charged = True
+        if any(int(count or 0) >= item.amount for (item, _), count in zip(self.player, tests,
+                                                                           strict=True)):
+            raise QuotaBreached
+
+    def with_append(self) -> list[tuple[Any, ...]]:
+        self.signer_charged = True  # not charged twice if the outcome is unknown
+        return [self._hit(item, counter) for item, counter in self.player]
+
+    def mark(self, environ: dict[str, Any]) -> None:
+        """Before a hand-over: the app must not charge again what this request was charged."""
+        if self.address_charged:
+            environ[ADDRESS_CHARGED] = True
+        if self.signer_charged:
+            environ[SIGNER_CHARGED] = True
 
 
 def _limit(name: str) -> Callable[[], str]:
@@ -278,7 +361,7 @@ def init_limits(app: Flask, config: Config) -> Limiter:
                                  exempt_when=_address_charged),
             limiter.shared_limit(_limit("LIMIT_MOVES_PER_PLAYER"), methods=["POST"],
                                  key_func=signer_key, deduct_when=signed_move,
-                                 scope="moves-player"),
+                                 scope="moves-player", exempt_when=_signer_charged),
         ],
         "batch.MoveBatch": [
             limiter.shared_limit(_limit("LIMIT_MOVES_PER_ADDRESS"), methods=["POST"],

@@ -15,8 +15,9 @@ import hashlib
 import logging
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import rfc8785
 
@@ -36,7 +37,7 @@ from service.errors import (
 from service.games import Game, load_game
 from service.queue import wake
 from service.schemas.moves import EnvelopeSchema
-from service.store import Store, game_key, iso
+from service.store import Command, Store, game_key, iso
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -102,16 +103,37 @@ class _Append:
     prev: str | None
 
 
-def submit_move(store: Store, gid: str, body: bytes, server_key: Any) -> Accepted:
-    """Check an envelope and append it to the game's move stream; raise a Problem if refused."""
+class Rider(Protocol):
+    """Another concern's commands that ride in a move's own round trips, so that they cost
+    none of their own: the rate limits' counters (service.limits.MoveCharges)."""
+
+    def with_context(self) -> list[Command]:
+        """Commands to run ahead of the context reads."""
+
+    def check(self, replies: list[Any]) -> None:
+        """Their replies; raise to refuse the move before anything is appended."""
+
+    def with_append(self) -> list[Command]:
+        """Commands to run after the accepting script (its first attempt only)."""
+
+
+def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
+                rider: Rider | None = None) -> Accepted:
+    """Check an envelope and append it to the game's move stream; raise a Problem if refused.
+    A `rider`'s commands share the two round trips (context, append)."""
     envelope = parse_envelope(body)
     if envelope["payload"]["game"] != gid:
         raise InvalidRequest("The envelope names another game.", code="wrong_game")
     canonical_env = _canonical(envelope)
-    key, meta, state_json, seen = store.accept_context(gid, envelope["key_id"],
-                                                       envelope["payload"]["nonce"])
+    key, [(meta, state_json, seen)], ahead = store.accept_contexts(
+        envelope["key_id"], [(gid, envelope["payload"]["nonce"])],
+        first=rider.with_context() if rider else ())
+    if rider is not None:
+        rider.check(ahead)
     checked = _check(store, server_key, envelope, canonical_env, key, meta, state_json, seen)
-    return checked if isinstance(checked, Accepted) else _append(store, server_key, checked)
+    if isinstance(checked, Accepted):
+        return checked
+    return _append(store, server_key, checked, then=rider.with_append() if rider else ())
 
 
 def submit_moves(store: Store, envelopes: list[Any], server_key: Any
@@ -133,7 +155,7 @@ def submit_moves(store: Store, envelopes: list[Any], server_key: Any
                              code="invalid_batch")
     appends: list[tuple[int, _Append]] = []
     if todo:
-        key, contexts = store.accept_contexts(
+        key, contexts, _ = store.accept_contexts(
             key_ids.pop(), [(env["payload"]["game"], env["payload"]["nonce"])
                             for _, env, _ in todo])
         for (i, envelope, canonical_env), (meta, state_json, seen) in zip(todo, contexts,
@@ -232,14 +254,17 @@ def _row(append: _Append, now: int) -> tuple[str, int, str, str, str, str, int]:
             signing.chain_hash(prev, digest), now)
 
 
-def _append(store: Store, server_key: Any, append: _Append) -> Accepted:
-    """Append through the accepting script, reading the chain head again on every retry."""
+def _append(store: Store, server_key: Any, append: _Append,
+            then: Sequence[Command] = ()) -> Accepted:
+    """Append through the accepting script, reading the chain head again on every retry; the
+    commands `then` ride with the first attempt only."""
     for attempt in range(50):  # the head moves only when another move is accepted meanwhile
         if attempt or append.prev is None:
             append.prev = store.r.hget(game_key(append.gid, "meta"), "last_hash") or ""
         now = int(time.time())
         row = _row(append, now)
-        accepted = _outcome(store, server_key, append, store.accept(*row), row[5], now)
+        reply = store.accept(*row, then=() if attempt else then)
+        accepted = _outcome(store, server_key, append, reply, row[5], now)
         if accepted is not None:
             return accepted
     raise Conflict("Too many concurrent moves; try again.", code="busy")

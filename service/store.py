@@ -34,7 +34,7 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +45,9 @@ PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
 GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
 NOTIFY_KEY = "parley:notify"  # set of game ids whose outbox may hold undispatched notices
 APPLIED_CHANNEL = "parley:applied"  # pub/sub: "<game id> <applied>" after every commit
+
+#: a Redis command as its words, for a pipeline (`execute_command(*command)`)
+Command = tuple[Any, ...]
 
 
 def game_key(gid: str, part: str) -> str:
@@ -178,6 +181,18 @@ return 0
 
 #: `stream-node-max-bytes` for the embedded Redis (see the module docstring).
 STREAM_NODE_BYTES = 16384
+
+
+def same_server(a: Any, b: Any) -> bool:
+    """Whether two clients talk to one Redis database (host and port, or socket, and db): then
+    commands of one may ride in the other's pipelines. Never for a cluster client."""
+    pools = [getattr(c, "connection_pool", None) for c in (a, b)]
+    if any(not isinstance(pool, redis.ConnectionPool) for pool in pools):
+        return False
+    where = [(pool.connection_class, *(pool.connection_kwargs.get(k)
+                                       for k in ("host", "port", "path", "db", "username")))
+             for pool in pools]
+    return where[0] == where[1]
 
 
 def now_iso() -> str:
@@ -338,15 +353,16 @@ class Store:
         return "ok", int(res[1]), int(res[2])
 
     def accept(self, gid: str, step: int, nonce: str, envelope: str, prev_hash: str,
-               entry_hash: str, accepted_at: int) -> list[str]:
+               entry_hash: str, accepted_at: int, then: Sequence[Command] = ()) -> list[str]:
         """Append one entry (the ACCEPT_MOVE script), one round trip in all."""
         return self.accept_many([(gid, step, nonce, envelope, prev_hash, entry_hash,
-                                  accepted_at)])[0]
+                                  accepted_at)], then)[0]
 
-    def accept_many(self, appends: list[tuple[str, int, str, str, str, str, int]]
-                    ) -> list[list[str]]:
+    def accept_many(self, appends: list[tuple[str, int, str, str, str, str, int]],
+                    then: Sequence[Command] = ()) -> list[list[str]]:
         """Append entries (gid, step, nonce, envelope, prev hash, entry hash, accepted at),
         each through the ACCEPT_MOVE script, in one round trip; the scripts' replies in order.
+        The commands `then` follow in the same round trip (a move's rate-limit charge).
 
         The games go into the sweep's pending index first, in the same pipeline: a web
         process that dies after the append leaves the move to the sweep (an entry refused here
@@ -359,35 +375,43 @@ class Store:
                     game_key(gid, "scheduled")]
             calls.append((keys, [step, nonce, envelope, prev_hash, _b64(entry_hash),
                                  accepted_at, entry_hash]))
-        return self._after(self._accept, calls,
-                           first=("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends)))
+        pending = ("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends))
+        return self._after(self._accept, calls, first=[pending], then=then)
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
-               first: tuple[str, ...] | None = None, then: tuple[str, ...] | None = None
-               ) -> list[Any]:
-        """The command `first`, the script once per (keys, args), then the command `then`,
+               first: Sequence[Command] = (), then: Sequence[Command] = ()) -> list[Any]:
+        """The commands `first`, the script once per (keys, args), then the commands `then`,
         in one round trip; the scripts' replies.
 
         EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
         round trip on every execute. A script missing (a restarted or flushed Redis) fails
-        every EVALSHA of the pipeline, so running it again after the load changes nothing twice
-        (`first` and `then` must be idempotent).
+        only its own calls: the script is loaded and just those calls run again, after the
+        rest, so no other command of the pipeline runs twice.
         """
-        for _ in range(2):
-            pipe = self.r.pipeline(transaction=False)
-            if first:
-                pipe.execute_command(*first)
-            for keys, args in calls:
-                pipe.evalsha(script.sha, len(keys), *keys, *args)
-            if then:
-                pipe.execute_command(*then)
-            try:
-                replies = pipe.execute()
-            except redis.exceptions.NoScriptError:
-                self.r.script_load(script.script)
-                continue
-            return replies[1 if first else 0:len(replies) - (1 if then else 0)]
-        raise RuntimeError("a script cannot be loaded")
+        pipe = self.r.pipeline(transaction=False)
+        for command in first:
+            pipe.execute_command(*command)
+        for keys, args in calls:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+        for command in then:
+            pipe.execute_command(*command)
+        replies = pipe.execute(raise_on_error=False)
+        ours = replies[len(first):len(first) + len(calls)]
+        missing = [i for i, reply in enumerate(ours)
+                   if isinstance(reply, redis.exceptions.NoScriptError)]
+        if missing:
+            self.r.script_load(script.script)
+            again = self.r.pipeline(transaction=False)
+            for i in missing:
+                keys, args = calls[i]
+                again.evalsha(script.sha, len(keys), *keys, *args)
+            for i, reply in zip(missing, again.execute(), strict=True):
+                ours[i] = reply
+            replies = [r for r in replies if not isinstance(r, redis.exceptions.NoScriptError)]
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return ours
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
                events: list[str], draws: list[str], rejected: dict[str, str],
@@ -414,8 +438,8 @@ class Store:
                 json.dumps(c.draws), json.dumps(c.rejected), json.dumps(stored),
                 json.dumps(c.notices), APPLIED_CHANNEL, f"{c.gid} {c.meta.get('applied', '0')}"]))
         told = list(dict.fromkeys(c.gid for c in commits if c.notices))
-        replies = self._after(self._commit, calls, first=("SADD", NOTIFY_KEY, *told) if told
-                              else None)
+        replies = self._after(self._commit, calls,
+                              first=[("SADD", NOTIFY_KEY, *told)] if told else ())
         return [bool(reply) for reply in replies]
 
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
@@ -445,26 +469,27 @@ class Store:
         """Release the games' locks, (game, token) each, and take the `caught_up` games out of
         the pending index, in one round trip."""
         self._after(self._release, [([game_key(gid, "lock")], [token]) for gid, token in held],
-                    then=("SREM", PENDING_KEY, *caught_up) if caught_up else None)
+                    then=[("SREM", PENDING_KEY, *caught_up)] if caught_up else ())
 
-    def accept_context(self, gid: str, key_id: str, nonce: str
-                       ) -> tuple[dict[str, str] | None, dict[str, str], str | None, int | None]:
-        """(key, meta, state, seq of the nonce) in one round trip: the web's path per move."""
-        key, [(meta, state, seq)] = self.accept_contexts(key_id, [(gid, nonce)])
-        return key, meta, state, seq
-
-    def accept_contexts(self, key_id: str, moves: list[tuple[str, str]]) -> tuple[
-            dict[str, str] | None, list[tuple[dict[str, str], str | None, int | None]]]:
-        """(key, [(meta, state, seq of the nonce)] per (game, nonce)) in one round trip."""
+    def accept_contexts(self, key_id: str, moves: list[tuple[str, str]],
+                        first: Sequence[Command] = ()) -> tuple[
+            dict[str, str] | None, list[tuple[dict[str, str], str | None, int | None]],
+            list[Any]]:
+        """(key, [(meta, state, seq of the nonce)] per (game, nonce), the replies of `first`)
+        in one round trip: the web's path per move (or batch). The commands `first` run
+        before the reads (a move's rate-limit counters)."""
         pipe = self.r.pipeline(transaction=False)
+        for command in first:
+            pipe.execute_command(*command)
         pipe.hgetall(key_key(key_id))
         for gid, nonce in moves:
             pipe.hgetall(game_key(gid, "meta"))
             pipe.get(game_key(gid, "state"))
             pipe.hget(game_key(gid, "nonces"), nonce)
-        key, *flat = pipe.execute()
+        replies = pipe.execute()
+        ahead, (key, *flat) = replies[:len(first)], replies[len(first):]
         return key or None, [(meta, state, int(seq) if seq else None)
-                             for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)]
+                             for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)], ahead
 
     def rejection(self, gid: str, seq: int) -> dict[str, str] | None:
         raw = self.r.hget(game_key(gid, "rejected"), str(seq))

@@ -176,10 +176,17 @@ def test_a_move_whose_wake_fails_is_answered_by_the_app_as_a_repost(
         "applied"
 
 
-@pytest.fixture
-def limited(config: Config) -> tuple[Any, Any]:
-    """Both apps with rate limits on: they must count into one quota."""
-    return _app(config, hot=True, limits=True), _app(config, hot=False, limits=True)
+@pytest.fixture(params=["riding", "apart"])
+def limited(request: pytest.FixtureRequest, config: Config,
+            monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """Both apps with rate limits on: they must count into one quota. `riding`: the counters
+    on the store's Redis (the default), charged in the move's own round trips; `apart`: in
+    another database, where the fast path charges them a round trip each."""
+    if request.param == "apart":
+        monkeypatch.setenv("PARLEY_RATE_LIMIT_STORAGE", config.REDIS_URL.rsplit("/", 1)[0] + "/1")
+    apps = _app(config, hot=True, limits=True), _app(config, hot=False, limits=True)
+    assert (apps[0].wsgi_app.quota.incr_script is not None) == (request.param == "riding")
+    return apps
 
 
 def _limits(apps: tuple[Any, Any], address: str, player: str) -> None:
@@ -248,3 +255,44 @@ def test_an_oversize_or_unsized_body_is_not_read_by_the_fast_path(apps, game,
     assert fast.status_code == 413
     _same(fast, slow)
     assert handed == [f"/v1/games/{gid}/moves"]
+
+
+def test_a_move_handed_over_after_its_append_charges_the_signer_once(
+        limited, game, handed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The append (and with it, riding, the signer's charge) happened, the wake did not: the
+    app answers the re-post without charging the signer again, so a second move still fits a
+    quota of two."""
+    gid, ann, _ = game
+    fast, slow = limited
+    _limits(limited, "100/minute", "2/minute")
+    monkeypatch.setattr(moves, "wake", lambda queue, game: (_ for _ in ()).throw(
+        ConnectionError("queue down")))
+    resp = _post(fast, gid, ann.envelope(gid, 0, 1, MOVE))
+    assert resp.status_code == 202 and resp.get_json()["id"] == 3
+    assert handed == [f"/v1/games/{gid}/moves"]
+    monkeypatch.undo()
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+
+
+def test_riding_rate_limits_cost_a_move_no_round_trip(limited, game, request,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move whose game needs no wake: two round trips with the counters riding (context,
+    append), three more with them apart (address, signer test, signer charge)."""
+    import redis
+
+    gid, ann, _ = game
+    fast, _ = limited
+    _limits(limited, "100/minute", "100/minute")
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202  # the wake
+    sent: list[int] = []
+    original = redis.connection.AbstractConnection.send_packed_command
+
+    def counted(self: Any, command: Any, check_health: bool = True) -> None:
+        sent.append(1)
+        original(self, command, check_health)
+
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counted)
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    riding = request.node.callspec.params["limited"] == "riding"
+    assert len(sent) == (2 if riding else 5)
