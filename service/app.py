@@ -18,10 +18,10 @@ from service.config import Config
 from service.errors import Problem, problem_response, render_problem
 from service.hotpaths import HotPaths
 from service.limits import breach_headers, init_limits
-from service.queue import make_queue
+from service.queue import InlineWake, make_queue
 from service.schemas.common import ProblemSchema
 from service.serverkey import load_server_key
-from service.store import Store
+from service.store import Store, same_server
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,11 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.update(config.as_flask())
     app.config["PARLEY"] = config
     store = Store.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER)
+    queue = make_queue(config.REDIS_URL, config.QUEUE)
+    if same_server(store.r, queue.connection):  # a move's append wakes its game too
+        store.inline_wake = InlineWake(queue)
     app.extensions["parley_store"] = store
-    app.extensions["parley_queue"] = make_queue(config.REDIS_URL, config.QUEUE)
+    app.extensions["parley_queue"] = queue
     app.extensions["parley_server_key"] = load_server_key(config.SERVER_KEY_PATH)
 
     api = ParleyApi(app, spec_kwargs={"info": {"description": API_DESCRIPTION}})

@@ -52,7 +52,8 @@ class Accepted:
     seq: int
     created: bool
     receipt: dict[str, Any]
-    #: this append set the game's `scheduled` flag: the caller must enqueue a resolve job
+    #: this append set the game's `scheduled` flag (and did not hand the game to a live
+    #: drainer itself, `service.queue.InlineWake`): the caller must wake the game
     schedule: bool = False
 
 

@@ -42,24 +42,32 @@ RUN_TTL_MS = int(os.environ.get("PARLEY_DRAIN_RUN_TTL_MS", "6000"))
 #: a wake enqueues one more job when the list holds this many games per live drainer
 BACKLOG_PER_DRAINER = int(os.environ.get("PARLEY_DRAIN_BACKLOG", "32"))
 
+# A Lua function: put a game onto the ready list if a drainer is live and the list is not too
+# long for the drainers there are (true); else (false) the game needs a new job. Shared by WAKE
+# and by the store's accepting script, which does this much itself when the queue lives on the
+# store's Redis (`InlineWake`).
+ONTO_READY = """
+local function onto_ready(ready, drainers, now, backlog, gid)
+  redis.call('ZREMRANGEBYSCORE', drainers, '-inf', now)
+  local live = redis.call('ZCARD', drainers)
+  if live > 0 and redis.call('LLEN', ready) < live * tonumber(backlog) then
+    redis.call('RPUSH', ready, gid)
+    return true
+  end
+  return false
+end
+"""
+
 # KEYS: ready list, drainers zset; ARGV: now (ms), start TTL (ms), backlog, then a game id and
 #       a job id for each game woken
 # -> the (1-based) numbers of the games whose job must be enqueued (its lease is registered);
 #    the other games are queued. Each game is decided as if woken alone, one after another.
-WAKE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-local live = redis.call('ZCARD', KEYS[2])
-local queued = redis.call('LLEN', KEYS[1])
-local expires = tonumber(ARGV[1]) + tonumber(ARGV[2])
-local backlog = tonumber(ARGV[3])
+WAKE = ONTO_READY + """
 local jobs = {}
+local expires = tonumber(ARGV[1]) + tonumber(ARGV[2])
 for i = 4, #ARGV, 2 do
-  if live > 0 and queued < live * backlog then
-    redis.call('RPUSH', KEYS[1], ARGV[i])
-    queued = queued + 1
-  else
+  if not onto_ready(KEYS[1], KEYS[2], ARGV[1], ARGV[3], ARGV[i]) then
     redis.call('ZADD', KEYS[2], expires, ARGV[i + 1])
-    live = live + 1
     jobs[#jobs + 1] = (i - 2) / 2
   end
 end
@@ -175,6 +183,22 @@ def wake_again(store: Store, queue: Queue, gid: str) -> bool:
     worst a drainer finds nothing left to do. Returns True if it enqueued a job."""
     store.force_scheduled(gid)
     return wake(queue, gid)
+
+
+class InlineWake:
+    """The common case of a wake done by the store's accepting script itself, in the move's
+    own round trip: a live drainer takes the game from the ready list (`ONTO_READY`). Only
+    for a store on the queue's Redis (the default deployment; never a cluster), where one
+    script may touch both the game's keys and the list. A game that needs a new job is left to
+    the caller's `wake` as before, so a web process that dies after the append leaves no
+    lease of a job that was never enqueued."""
+
+    def __init__(self, queue: Queue) -> None:
+        self.keys = [ready_key(queue), drainers_key(queue)]
+
+    def args(self, gid: str) -> list[object]:
+        """`onto_ready`'s arguments after its keys: now (ms), backlog, game."""
+        return [_now_ms(), BACKLOG_PER_DRAINER, gid]
 
 
 def take(queue: Queue, job_id: str, count: int) -> list[str]:

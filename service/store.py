@@ -37,9 +37,14 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
+
+from service.queue import ONTO_READY
+
+if TYPE_CHECKING:
+    from service.queue import InlineWake
 
 PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
 GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
@@ -73,12 +78,15 @@ def token_key(token_hash: str) -> str:
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
               "secret", "scheduled", "lock", "outbox")
 
-# KEYS: meta, moves, nonces, scheduled
+# KEYS: meta, moves, nonces, scheduled[, ready list, drainers zset]
 # ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
-#       (base64url), accepted_at (Unix seconds), entry hash (hex)
-# -> {"ok", seq, fresh} | {"dup", seq} | {"err", code} | {"retry"}
-# fresh = "1" when this append set the game's `scheduled` flag: the caller enqueues the job.
-ACCEPT_MOVE = """
+#       (base64url), accepted_at (Unix seconds), entry hash (hex)[, then `onto_ready`'s: now
+#       (ms), backlog, game id]
+# -> {"ok", seq, wake} | {"dup", seq} | {"err", code} | {"retry"}
+# wake: "0" a wake of the game is outstanding (its `scheduled` flag was set); "1" this append
+# set the flag: the caller wakes the game; "queued": this append set the flag and, given the
+# queue's keys (`InlineWake`), put the game on a live drainer's ready list itself.
+ACCEPT_MOVE = ONTO_READY + """
 local seen = redis.call('HGET', KEYS[3], ARGV[2])
 if seen then
   local e = redis.call('XRANGE', KEYS[2], seen .. '-0', seen .. '-0')
@@ -93,8 +101,11 @@ local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
 redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
 redis.call('HSET', KEYS[3], ARGV[2], seq)
 redis.call('HSET', KEYS[1], 'last_hash', ARGV[7])
-local fresh = redis.call('SET', KEYS[4], '1', 'NX', 'EX', 3600) and '1' or '0'
-return {'ok', tostring(seq), fresh}
+if not redis.call('SET', KEYS[4], '1', 'NX', 'EX', 3600) then return {'ok', tostring(seq), '0'} end
+if KEYS[6] and onto_ready(KEYS[5], KEYS[6], ARGV[8], ARGV[9], ARGV[10]) then
+  return {'ok', tostring(seq), 'queued'}
+end
+return {'ok', tostring(seq), '1'}
 """
 
 # KEYS: meta, state, events, draws, rejected, hashes, outbox
@@ -263,6 +274,9 @@ class Store:
         self._release = client.register_script(RELEASE_LOCK)
         self._read = client.register_script(READ_FOR_RESOLVE)
         self._open = client.register_script(OPEN_FOR_RESOLVE)
+        #: set when the queue lives on this Redis: the accepting script hands the game to a
+        #: live drainer itself
+        self.inline_wake: InlineWake | None = None
 
     @classmethod
     def from_url(cls, url: str, cluster: bool = False) -> Store:
@@ -366,15 +380,20 @@ class Store:
 
         The games go into the sweep's pending index first, in the same pipeline: a web
         process that dies after the append leaves the move to the sweep (an entry refused here
-        leaves a harmless mark). The script sets the game's `scheduled` flag itself, so an
-        accepted move needs no further command unless it must enqueue a job (`fresh`).
+        leaves a harmless mark). The script sets the game's `scheduled` flag itself, and with
+        `inline_wake` puts the game on a live drainer's ready list too, so an accepted move
+        needs no further command unless it must wake its game (ACCEPT_MOVE's `wake`).
         """
         calls = []
+        wake = self.inline_wake
         for gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at in appends:
             keys = [game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces"),
                     game_key(gid, "scheduled")]
-            calls.append((keys, [step, nonce, envelope, prev_hash, _b64(entry_hash),
-                                 accepted_at, entry_hash]))
+            args = [step, nonce, envelope, prev_hash, _b64(entry_hash), accepted_at, entry_hash]
+            if wake is not None:
+                keys += wake.keys
+                args += wake.args(gid)
+            calls.append((keys, args))
         pending = ("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends))
         return self._after(self._accept, calls, first=[pending], then=then)
 

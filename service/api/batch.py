@@ -57,8 +57,9 @@ class MoveBatch(MethodView):
         outcomes = submit_moves(store, envelopes, deps.server_key())
         note_signed(outcomes)
         gids = [_named_game(envelope) for envelope in envelopes]
-        # the games whose new moves need a drain, woken in one round trip (an append set the
-        # game's `scheduled` flag at most once, so each is named once)
+        # the games whose new moves need a drain, unless the accepting script handed them to a
+        # live drainer itself, woken in one round trip (an append set the game's `scheduled`
+        # flag at most once, so each is named once)
         wake_games(deps.queue(), [gid for gid, outcome in zip(gids, outcomes, strict=True)
                                   if isinstance(outcome, Accepted) and outcome.created
                                   and outcome.schedule])

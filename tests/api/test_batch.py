@@ -7,6 +7,8 @@ envelope, one quota with single moves) is in test_limits.py.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from service import signing
@@ -137,6 +139,15 @@ def _wakes(monkeypatch, queue) -> list[tuple]:
     return calls
 
 
+def _wake_by(app: Any, where: str) -> None:
+    """`inline`: the accepting script hands each game to a live drainer (the queue on the
+    store's Redis, as here by default); `script`: the batch wakes its games with one wake
+    script afterwards (a queue elsewhere)."""
+    assert app.extensions["parley_store"].inline_wake is not None
+    if where == "script":
+        app.extensions["parley_store"].inline_wake = None
+
+
 def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypatch) -> None:
     """No drainer is live: the first game gets the RQ job, the others wait on the ready list
     for it, as one wake after another would have it, with one script for the batch."""
@@ -154,11 +165,13 @@ def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypat
     assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids[1:]]
 
 
+@pytest.mark.parametrize("where", ["inline", "script"])
 def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jobs,
-                                                      monkeypatch) -> None:
+                                                      monkeypatch, where: str) -> None:
     from service.queue import drainers_key, ready_key
 
     gids, ann, _ = games
+    _wake_by(app, where)
     queue = app.extensions["parley_queue"]
     queue.connection.zadd(drainers_key(queue), {"resolve-live": 2**50})  # a drainer running
     jobs = queue.count
@@ -166,7 +179,7 @@ def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jo
     envelopes = [ann.envelope(gid, 0, 1, MOVE) for gid in gids]
     assert _batch(client, envelopes).status_code == 200
     assert _batch(client, envelopes).status_code == 200  # a re-post: the games woken again
-    assert len(wakes) == 1 + len(gids)
+    assert len(wakes) == (0 if where == "inline" else 1) + len(gids)
     assert queue.count == jobs
     assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids * 2]
     queue.connection.zrem(drainers_key(queue), "resolve-live")  # it died, its list lost:

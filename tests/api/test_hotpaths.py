@@ -275,16 +275,11 @@ def test_a_move_handed_over_after_its_append_charges_the_signer_once(
     _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
 
 
-def test_riding_rate_limits_cost_a_move_no_round_trip(limited, game, request,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A move whose game needs no wake: two round trips with the counters riding (context,
-    append), three more with them apart (address, signer test, signer charge)."""
+def _round_trips(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every request sent to any Redis from now on (a command, or a whole pipeline), one
+    entry each."""
     import redis
 
-    gid, ann, _ = game
-    fast, _ = limited
-    _limits(limited, "100/minute", "100/minute")
-    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202  # the wake
     sent: list[int] = []
     original = redis.connection.AbstractConnection.send_packed_command
 
@@ -293,6 +288,47 @@ def test_riding_rate_limits_cost_a_move_no_round_trip(limited, game, request,
         original(self, command, check_health)
 
     monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counted)
+    return sent
+
+
+def test_riding_rate_limits_cost_a_move_no_round_trip(limited, game, request,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move whose game needs no wake: two round trips with the counters riding (context,
+    append), three more with them apart (address, signer test, signer charge)."""
+    gid, ann, _ = game
+    fast, _ = limited
+    _limits(limited, "100/minute", "100/minute")
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202  # the wake
+    sent = _round_trips(monkeypatch)
     assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
     riding = request.node.callspec.params["limited"] == "riding"
     assert len(sent) == (2 if riding else 5)
+
+
+@pytest.mark.parametrize("where", ["inline", "script"])
+def test_a_move_that_wakes_its_game_costs_one_round_trip_less_inline(
+        apps, game, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A drainer is live and the move needs a wake: the accepting script puts the game on its
+    ready list itself (two round trips: context, append), where the wake script took a third."""
+    from service.queue import drainers_key, ready_key
+
+    gid, ann, _ = game
+    fast, _ = apps
+    if where == "script":
+        fast.extensions["parley_store"].inline_wake = None
+    queue = fast.extensions["parley_queue"]
+    queue.connection.zadd(drainers_key(queue), {"resolve-live": 2**50})  # a drainer running
+    assert fast.test_client().get(f"/v1/games/{gid}/view").status_code == 200  # connected
+    sent = _round_trips(monkeypatch)
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    assert len(sent) == (2 if where == "inline" else 3)
+    assert queue.connection.lrange(ready_key(queue), 0, -1) == [gid.encode()]
+    assert queue.count == 0
+
+
+def test_a_store_apart_from_the_queue_is_woken_by_script(config: Config,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    assert _app(config, hot=True).extensions["parley_store"].inline_wake is not None
+    monkeypatch.setenv("PARLEY_STORE_URL", config.REDIS_URL.rsplit("/", 1)[0] + "/1")
+    assert _app(config, hot=True).extensions["parley_store"].inline_wake is None
