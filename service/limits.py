@@ -246,11 +246,14 @@ class MoveQuota:
         self.config: Config = app.config["PARLEY"]
         strategy = self.limiter.limiter
         storage = strategy.storage
-        #: limits' own INCRBY-and-EXPIRE script: what `FixedWindowRateLimiter.hit` runs
+        #: limits' own INCRBY-and-EXPIRE script, what `FixedWindowRateLimiter.hit` runs; None
+        #: when the counters cannot ride (another store, strategy or version of `limits`)
         self.incr_script: str | None = None
+        script = getattr(storage, "lua_incr_expire", None)
         if (isinstance(strategy, FixedWindowRateLimiter) and type(storage) is RedisStorage
+                and script is not None and hasattr(storage, "prefixed_key")
                 and same_server(storage.get_connection(), self.store.r)):
-            self.incr_script = storage.lua_incr_expire.script
+            self.incr_script = script.script
         self.storage = storage
 
     def signer(self, body: Any) -> str | None:
