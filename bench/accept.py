@@ -8,9 +8,9 @@ web path (the fast path of service/hotpaths.py, or the framework for what it han
 wake of the game's first move, the response) without HTTP parsing, which is gunicorn's. One
 runs with rate limits off; the other with them on, as deployed by default (two limits per
 move, counted in Redis, their commands riding in the move's own two round trips since session
-13), set high enough that nothing is refused. A third figure, side by side,
-is the same POST through Flask alone (PARLEY_HOT_PATHS=0, limits on), the path every move took
-before session 8. Every envelope names the current step and a fresh
+13), set high enough that nothing is refused. A third figure, side by side, is the same POST
+through Flask alone (PARLEY_HOT_PATHS=0, limits on), the path every move took before
+session 8. Every envelope names the current step and a fresh
 nonce, so each is accepted (they would be rejected as stale later: nothing resolves them
 here). Envelopes are signed before the clock starts.
 Target: >= 1,000 requests/s per web process.

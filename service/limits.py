@@ -46,7 +46,7 @@ from service.config import Config
 from service.errors import Conflict
 from service.schemas.common import ProblemSchema
 from service.schemas.moves import MAX_BATCH
-from service.store import Store, game_key, same_server
+from service.store import Command, Store, game_key, same_server
 
 log = logging.getLogger(__name__)
 
@@ -307,10 +307,12 @@ class MoveCharges:
                        for item in _items(quota.config.LIMIT_MOVES_PER_PLAYER)]
         self.address_charged = self.signer_charged = False
 
-    def _hit(self, item: RateLimitItem, counter: str) -> tuple[Any, ...]:
+    def _hit(self, item: RateLimitItem, counter: str) -> Command:
+        # EVAL with the text, not EVALSHA: Redis caches it by digest all the same, and a
+        # restarted Redis cannot fail the move's pipeline with NOSCRIPT for a counter
         return ("EVAL", self.script, 1, counter, item.get_expiry(), 1)
 
-    def with_context(self) -> list[tuple[Any, ...]]:
+    def with_context(self) -> list[Command]:
         return ([self._hit(item, counter) for item, counter in self.address]
                 + [("GET", counter) for _, counter in self.player])
 
@@ -324,7 +326,7 @@ class MoveCharges:
                                                                            strict=True)):
             raise QuotaBreached
 
-    def with_append(self) -> list[tuple[Any, ...]]:
+    def with_append(self) -> list[Command]:
         self.signer_charged = True  # not charged twice if the outcome is unknown
         return [self._hit(item, counter) for item, counter in self.player]
 
