@@ -21,7 +21,40 @@ once the game has ended every event is public.
 Secret moves
 ------------
 `is_secret(move)` names moves whose content is hidden from the other seats until the game ends
-(a Stratego setup, a Totohu ship): their envelopes are shown to others only as digests.
+(a Stratego setup, a Totohu ship): their envelopes are shown to others only as digests. It decides
+from the move alone: a move type secret only in some contexts is split into two types.
+
+Contract v2 (DESIGN.md "Contract v2"; docs/architecture.md "Engine contract v2")
+-------------------------------------------------------------------------------
+- **Several moves by one seat at one step.** A seat may act again at the same step while it stays
+  in `to_act` (discarding cards one at a time in answer to one decision); each such move names
+  the same step, and the step advances only when the engine closes the decision. Others see only
+  that the seat is still acting.
+- **`check(state, seat, move)`** raises `IllegalMove` exactly when `apply` would and changes
+  nothing; the web process's dry run calls it. Engines validate first and mutate after, so `apply`
+  is `check` followed by the changes.
+- **Secret draws** (`secret=True`) show neither parameters nor result in the audit, events or views
+  until the game ends. Draw indices (shuffle `list(range(n))`, draw an index) rather than shuffling
+  lists of hidden things.
+- **`decision()`** tells the platform `step`, `step_kind`, `to_act` (and `legal_moves_complete`);
+  anything else a client needs to decide goes into `view()`.
+- **Timeouts.** Under the `skip` policy a late seat gets `default_move(state, seat)`, signed by the
+  server; `None` means it forfeits (resigns). A default move depends only on the decision kind and
+  must take the seat out of `to_act` at this step (a `discard_random` discards everything still
+  owed), so one timeout action settles one late seat.
+- **Seat counts** outside `min_players..max_players` are refused by the platform before the engine
+  runs; **error order**: the platform answers `game_over`, `not_seated`, `not_your_turn`,
+  `stale_step` first, the engine's own checks follow.
+- **House data is pinned**: an engine that loads data files names the set by an option
+  (`data_option`), default the shipped set; a shipped file never changes (its digest is pinned by
+  a test), a new set is a new file.
+- **Every move type a platform could send is a player's move too** (`resign`, `discard_random`).
+- **Options are stable**: `validate_options(validate_options(o)) == validate_options(o)`; named
+  variants are exact presets.
+- **Engines describe themselves**: `move_schema` (JSON Schema of one move object),
+  `error_codes` (every code `check`, `apply` and `parse_move` raise, with one line each), and a
+  text notation: `format_move(move)` and `parse_move(text)` round-trip every move `legal_moves`
+  yields; `notation` describes the format in a sentence or two.
 """
 
 from __future__ import annotations
@@ -52,8 +85,9 @@ class IllegalMove(Exception):
 class Decision(TypedDict, total=False):
     """Who must act now. `step`, `step_kind` and `to_act` are always present.
 
-    Engines may add public context (e.g. Störtebeker's `k`, `u`). `legal_moves_complete` is
-    False where `legal_moves` offers only examples of a free arrangement (a Stratego setup).
+    The platform shows clients only these (and `legal_moves_complete`, False where
+    `legal_moves` offers only examples of a free arrangement such as a Stratego setup); context
+    a seat needs to decide (Störtebeker's `k`, `u`) belongs in `view()`.
     """
 
     step: int
@@ -108,6 +142,14 @@ class Engine(Protocol):
     #: engine option names that are this game's name for a platform option
     #: (Stratego: {"red_player": "seat_order"}); the platform takes them out before `setup`.
     platform_aliases: Mapping[str, str]
+    #: the option that names the engine's data set (a file under `engines/<id>/data/`), or None
+    data_option: str | None
+    #: JSON Schema (2020-12) of one move object, served by `GET /v1/rulesets/{id}`
+    move_schema: Mapping[str, JSON]
+    #: every code `check`, `apply` and `parse_move` may raise -> one line saying when
+    error_codes: Mapping[str, str]
+    #: the text notation of moves in a sentence or two, with an example (mail, CLI, docs)
+    notation: str
 
     def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
         """Defaults filled in; raises IllegalMove("invalid_options", ...) on a bad value."""
@@ -118,6 +160,10 @@ class Engine(Protocol):
     def decision(self, state: State) -> Decision: ...
 
     def legal_moves(self, state: State, seat: int) -> Iterator[Move]: ...
+
+    def check(self, state: State, seat: int, move: Move) -> None:
+        """Raise `IllegalMove` exactly when `apply` would; never change `state`, never draw."""
+        ...
 
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """Validate completely, then change `state` in place and return it with the events."""
@@ -134,6 +180,14 @@ class Engine(Protocol):
     def default_move(self, state: State, seat: int) -> Move | None: ...
 
     def is_secret(self, move: Move) -> bool: ...
+
+    def format_move(self, move: Move) -> str:
+        """The move in the game's text notation (`a4-a5`)."""
+        ...
+
+    def parse_move(self, text: str) -> Move:
+        """The move a text in the notation names; raises IllegalMove("bad_notation", ...)."""
+        ...
 
 
 def close_decision(state: State) -> None:
@@ -162,6 +216,15 @@ def fill_options(
             )
         filled[name] = value
     return filled
+
+
+#: codes every engine shares; an engine's `error_codes` lists those it raises
+BAD_NOTATION = "bad_notation"
+COMMON_CODES: Mapping[str, str] = {
+    "invalid_options": "An option has an unknown name, a value outside its choices, or a "
+                       "combination the rules refuse (game creation only).",
+    BAD_NOTATION: "A text move that the game's notation cannot read.",
+}
 
 
 def first(moves: Iterable[Move]) -> Move | None:
