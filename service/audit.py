@@ -1,7 +1,8 @@
 """The audit bundle of `GET /v1/games/{id}/audit` (specified byte for byte in docs/audit.md).
 
-During play the bundle holds the commitment, the move digests and entry hashes, the draws with
-secret results redacted, the state hashes, and the full envelopes of moves that are not secret.
+During play the bundle holds the commitment, the move digests and entry hashes, the draws (the
+parameters and results of secret ones redacted), and the full envelopes of moves that are not
+secret.
 After the end it adds the revealed server seed and every envelope: then it is self-contained and
 `parley verify` can check it offline.
 """
@@ -40,6 +41,9 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
     draws = []
     for d in store.draws(game.id):
         if d.pop("secret", False) and not finished:
+            # a secret shuffle's items would show what it hides (a hand): neither the
+            # parameters nor the result of a secret draw appear before the end
+            d["params"] = None
             d["result"] = None
             d["redacted"] = True
         draws.append(d)

@@ -48,6 +48,13 @@ class Unauthorized(Problem):
     status, code, title = 401, "unauthorized", "A valid bearer token is required"
 
 
+class BadSignature(Problem):
+    """A move's signing key is unknown or its signature does not verify: moves are
+    authenticated by their signature, not by a bearer token."""
+
+    status, code, title = 401, "bad_signature", "The move's signature does not verify"
+
+
 class Forbidden(Problem):
     status, code, title = 403, "forbidden", "Not allowed"
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import rfc8785
 
 from engines.contract import IllegalMove
-from engines.rng import SeededRng
 from service import signing
 from service.errors import (
+    BadSignature,
     Conflict,
     Forbidden,
     IllegalMoveProblem,
@@ -32,7 +31,6 @@ from service.errors import (
     InvalidRequest,
     NotFound,
     Problem,
-    Unauthorized,
 )
 from service.games import Game, load_game
 from service.queue import wake
@@ -200,10 +198,10 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
     payload = envelope["payload"]
     gid = payload["game"]
     if key is None:
-        raise Unauthorized("No such key.", code="unknown_key")
+        raise BadSignature("No such key.", code="unknown_key")
     if not signing.verify_payload(signing.b64url_decode(key["public_key"]), payload,
                                   envelope["signature"]):
-        raise Unauthorized("The signature does not verify with this key.", code="bad_signature")
+        raise BadSignature("The signature does not verify with this key.")
     if not meta:
         raise NotFound("No such game.", code="game_not_found")
     game = Game.from_meta(gid, meta)
@@ -237,11 +235,12 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
 
 
 def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> None:
-    """Run the engine's checks on the loaded (throwaway) state; draws go to a scratch source."""
+    """The engine's `check` (contract v2): exactly `apply`'s verdict, with nothing changed and
+    nothing drawn, so the dry run costs no copy of the state and no random source."""
     if not isinstance(move, dict):
         raise IllegalMoveProblem("A move is a JSON object.", code="malformed_move")
     try:
-        engine.apply(state, seat, move, SeededRng(random.getrandbits(64)))
+        engine.check(state, seat, move)
     except IllegalMove as err:
         cls = Conflict if status == 409 else IllegalMoveProblem
         raise cls(err.message, code=err.code) from err

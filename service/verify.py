@@ -502,6 +502,8 @@ class _Replay:
         if payload["step"] != step:
             self._expect(entry, "rejected", "stale_step")
             return
+        if entry["envelope"].get("key_id") == signing.SERVER_KEY_ID:
+            self._check_timeout_move(where, payload)
         rng = AuditedRng(move_key(self.seed,
                                   signing.b64url_decode(entry["envelope"]["signature"])))
         try:
@@ -518,6 +520,20 @@ class _Replay:
         for event in events:
             self._event(seq, step, event)
         self._maybe_finished(seq, step)
+
+    def _check_timeout_move(self, where: str, payload: dict[str, Any]) -> None:
+        """A server move under `skip` is the engine's default for that seat here, or a forfeit
+        where there is none (docs/audit.md §14; the signature and policy are checked before)."""
+        tc = (self.audit.get("platform") or {}).get("time_control") or {}
+        if tc.get("on_timeout") != "skip":
+            return
+        seat = payload.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < self.audit["seats"]:
+            return  # the engine refuses it, and the entry's status is compared as usual
+        expected = self.engine.default_move(self.state, seat) or {"type": "resign"}
+        if not _same(payload["move"], expected):
+            _fail(f"{where}: the server-signed timeout action {_short(payload['move'])} is not "
+                  f"the engine's default move {_short(expected)} at that state")
 
     def finish(self) -> None:
         extra = next(self.draws, None)

@@ -23,6 +23,7 @@ from engines.contract import (
     Variant,
     fill_options,
 )
+from engines.stratego import notation as _notation
 from engines.stratego import rules
 from engines.stratego import text as _text
 from engines.stratego import view as _view
@@ -47,6 +48,11 @@ class Stratego:
         ),
     })
     platform_aliases: Mapping[str, str] = MappingProxyType({"red_player": "seat_order"})
+    #: the armies are the printed game's, fixed by the rules (§2.2): no data-set option
+    data_option: str | None = None
+    move_schema: Mapping[str, JSON] = MappingProxyType(_notation.MOVE_SCHEMA)
+    error_codes: Mapping[str, str] = MappingProxyType(rules.MESSAGES)
+    notation = _notation.NOTATION
 
     def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
         """Defaults filled in (§3 "Options"); raises invalid_options on a bad value."""
@@ -63,6 +69,10 @@ class Stratego:
 
     def legal_moves(self, state: State, seat: int) -> Iterator[Move]:
         return rules.legal_moves(state, seat)
+
+    def check(self, state: State, seat: int, move: Move) -> None:
+        """§5.7's checks in order, changing nothing."""
+        rules.check(state, seat, move)
 
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """§5: validate completely, then change `state` in place; `rng` is never used (§6)."""
@@ -87,6 +97,12 @@ class Stratego:
     def is_secret(self, move: Move) -> bool:
         """A setup is secret until the game ends (§3 step 2, §7)."""
         return isinstance(move, dict) and move.get("type") == "setup"
+
+    def format_move(self, move: Move) -> str:
+        return _notation.format_move(move)
+
+    def parse_move(self, text: str) -> Move:
+        return _notation.parse_move(text)
 
 
 ENGINE: Engine = Stratego()

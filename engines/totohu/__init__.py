@@ -7,8 +7,21 @@ read on first use (`fleet.load_fleet`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
-from engines.contract import JSON, Decision, Event, Move, OptionSpec, Result, Rng, State, Variant
+from engines.contract import (
+    JSON,
+    Decision,
+    Event,
+    Move,
+    OptionSpec,
+    Result,
+    Rng,
+    State,
+    Variant,
+    first,
+)
+from engines.totohu import notation as _notation
 from engines.totohu import rules, text
 from engines.totohu import view as views
 
@@ -31,6 +44,10 @@ class Totohu:
     )
     options: Mapping[str, OptionSpec] = rules.OPTIONS
     platform_aliases: Mapping[str, str] = {}
+    data_option: str | None = "fleet_data"
+    move_schema: Mapping[str, JSON] = MappingProxyType(_notation.MOVE_SCHEMA)
+    error_codes: Mapping[str, str] = MappingProxyType(rules.MESSAGES)
+    notation = _notation.NOTATION
 
     def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
         """Defaults filled in; `invalid_options` on a bad value or data file (§9)."""
@@ -47,6 +64,10 @@ class Totohu:
     def legal_moves(self, state: State, seat: int) -> Iterator[Move]:
         """Every legal move of `seat` (§5), as a generator."""
         return rules.legal_moves(state, seat)
+
+    def check(self, state: State, seat: int, move: Move) -> None:
+        """The checks of `apply` in the spec's order (§5), changing nothing."""
+        rules.validate(state, seat, move)
 
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """Validate, then change `state` in place (§4, §5)."""
@@ -69,12 +90,24 @@ class Totohu:
         return text.render_text(view)
 
     def default_move(self, state: State, seat: int) -> Move | None:
-        """None: the spec defines no timeout default."""
+        """A late ship choice has no default (the seat drops out: the choice is the game);
+        a late order is the encounters in seat order, a late raid answer is `shoot`, the
+        one answer always open (docs/rules/totohu.md "Timeouts")."""
+        if state["phase"] == rules.ORDER:
+            return first(rules.legal_moves(state, seat))
+        if state["phase"] == rules.RAID:
+            return {"type": "raid", "action": "shoot"}
         return None
 
     def is_secret(self, move: Move) -> bool:
         """A `play` carries the secret ship choice (§7)."""
         return isinstance(move, dict) and move.get("type") == "play"
+
+    def format_move(self, move: Move) -> str:
+        return _notation.format_move(move)
+
+    def parse_move(self, text: str) -> Move:
+        return _notation.parse_move(text)
 
 
 ENGINE = Totohu()

@@ -33,6 +33,7 @@ blp = Blueprint("batch", __name__, url_prefix="/v1", description="Batches of mov
 
 @blp.route("/moves")
 class MoveBatch(MethodView):
+    @blp.doc(operationId="postMoveBatch")
     @blp.doc(requestBody={"required": True, "content": {"application/json": {
         "schema": MoveBatchSchema}}})
     @blp.response(200, MoveBatchResultSchema)
@@ -74,6 +75,7 @@ class MoveBatch(MethodView):
 
 @blp.route("/views")
 class ViewBatch(MethodView):
+    @blp.doc(operationId="getViewBatch")
     @blp.arguments(ViewBatchQuerySchema, location="query")
     @blp.response(200, ViewBatchSchema)
     @blp.alt_response(401, **PROBLEM)

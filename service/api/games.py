@@ -67,6 +67,7 @@ def summary(game: Game) -> dict:
 
 @blp.route("")
 class Games(MethodView):
+    @blp.doc(operationId="createGame")
     @blp.arguments(GameCreateSchema)
     @blp.response(201, GameSummarySchema)
     @blp.alt_response(401, **PROBLEM)
@@ -95,6 +96,7 @@ class Games(MethodView):
         track_open_game(store, pid, game.id)
         return summary(game)
 
+    @blp.doc(operationId="listGames")
     @blp.arguments(CursorQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -116,6 +118,7 @@ class Games(MethodView):
 
 @blp.route("/<game>")
 class GameResource(MethodView):
+    @blp.doc(operationId="getGame")
     @blp.response(200, GameSummarySchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, game: str) -> dict:
@@ -125,6 +128,7 @@ class GameResource(MethodView):
 
 @blp.route("/<game>/join")
 class Join(MethodView):
+    @blp.doc(operationId="joinGame")
     @blp.arguments(JoinSchema)
     @blp.response(200, JoinedSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -172,6 +176,7 @@ class Join(MethodView):
 
 @blp.route("/<game>/view")
 class View(MethodView):
+    @blp.doc(operationId="getView")
     @blp.response(200, ViewSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
@@ -191,6 +196,7 @@ class View(MethodView):
 
 @blp.route("/<game>/events")
 class Events(MethodView):
+    @blp.doc(operationId="listEvents")
     @blp.arguments(CursorQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.alt_response(401, **PROBLEM)

@@ -31,6 +31,7 @@ def _game_player(game: str) -> str:
 
 @blp.route("/players/<player>/mail")
 class PlayerMail(MethodView):
+    @blp.doc(operationId="getPlayerMail")
     @blp.response(200, MailPrefsSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -40,6 +41,7 @@ class PlayerMail(MethodView):
         require_self(player)
         return mail.get_prefs(deps.store(), player)
 
+    @blp.doc(operationId="setPlayerMail")
     @blp.arguments(MailPrefsUpdateSchema)
     @blp.response(200, MailPrefsSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -54,6 +56,7 @@ class PlayerMail(MethodView):
 
 @blp.route("/games/<game>/mail")
 class GameMail(MethodView):
+    @blp.doc(operationId="getGameMail")
     @blp.response(200, MailPrefsSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -63,6 +66,7 @@ class GameMail(MethodView):
         """The caller's mail settings for this game (the all-games settings apply as well)."""
         return mail.get_prefs(deps.store(), _game_player(game), game)
 
+    @blp.doc(operationId="setGameMail")
     @blp.arguments(MailPrefsUpdateSchema)
     @blp.response(200, MailPrefsSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -78,6 +82,7 @@ class GameMail(MethodView):
 
 @blp.route("/mail/unsubscribe")
 class Unsubscribe(MethodView):
+    @blp.doc(operationId="unsubscribeMail")
     @blp.arguments(UnsubscribeQuerySchema, location="query")
     @blp.response(200, UnsubscribedSchema)
     @blp.alt_response(404, **PROBLEM)

@@ -21,6 +21,7 @@ blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Signed m
 
 @blp.route("/<game>/moves")
 class Moves(MethodView):
+    @blp.doc(operationId="postMove")
     @blp.doc(requestBody={"required": True, "content": {"application/json": {
         "schema": EnvelopeSchema}}})
     @blp.response(202, MoveAcceptedSchema, headers={"Location": {
@@ -67,6 +68,7 @@ def accepted_body(store: Store, game: str, accepted: Accepted,
 
 @blp.route("/<game>/moves/<int:move>")
 class MoveResource(MethodView):
+    @blp.doc(operationId="getMove")
     @blp.response(200, MoveStatusSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, game: str, move: int) -> dict:

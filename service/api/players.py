@@ -41,6 +41,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Play
 
 @blp.route("")
 class Players(MethodView):
+    @blp.doc(operationId="registerPlayer")
     @blp.arguments(PlayerCreateSchema)
     @blp.response(201, PlayerCreatedSchema)
     @blp.alt_response(413, **PROBLEM)
@@ -66,6 +67,7 @@ class Players(MethodView):
 
 @blp.route("/<player>")
 class PlayerResource(MethodView):
+    @blp.doc(operationId="getPlayer")
     @blp.response(200, PlayerSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, player: str) -> dict:
@@ -84,6 +86,7 @@ class PlayerResource(MethodView):
 
 @blp.route("/<player>/keys")
 class PlayerKeys(MethodView):
+    @blp.doc(operationId="addKey")
     @blp.arguments(KeyCreateSchema)
     @blp.response(201, KeySchema)
     @blp.alt_response(401, **PROBLEM)
@@ -108,6 +111,7 @@ class PlayerKeys(MethodView):
 
 @blp.route("/<player>/tokens")
 class PlayerTokens(MethodView):
+    @blp.doc(operationId="listTokens")
     @blp.response(200, TokenListSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -118,6 +122,7 @@ class PlayerTokens(MethodView):
         caller = require_self_caller(player)
         return {"tokens": list_tokens(deps.store(), caller)}
 
+    @blp.doc(operationId="createToken")
     @blp.arguments(TokenCreateSchema)
     @blp.response(201, TokenIssuedSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -142,6 +147,7 @@ class PlayerTokens(MethodView):
 
 @blp.route("/<player>/tokens/<token>")
 class PlayerToken(MethodView):
+    @blp.doc(operationId="revokeToken")
     @blp.response(204)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)

@@ -38,6 +38,7 @@ class RecordSchema(Schema):
 
 @blp.route("/<game>/record")
 class Record(MethodView):
+    @blp.doc(operationId="getRecord")
     @blp.response(200, RecordSchema)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(409, **PROBLEM)

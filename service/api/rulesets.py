@@ -1,13 +1,21 @@
-"""Rulesets: every game the server referees, with variants and options."""
+"""Rulesets: every game the server referees, with variants and options; one ruleset in full.
+
+`GET /v1/rulesets` lists every game briefly; `GET /v1/rulesets/{id}` adds what a client needs to
+build moves and explain refusals (contract v2, point 13): the JSON Schema of one move, every error
+code the engine may answer with one line each, and the text notation of its moves.
+"""
 
 from __future__ import annotations
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from engines.registry import available, get_engine
+from engines.contract import COMMON_CODES
+from engines.registry import RULESETS, available, get_engine
+from service.api.deps import PROBLEM
+from service.errors import NotFound
 from service.games import SEAT_ORDERS
-from service.schemas.games import RulesetSchema
+from service.schemas.games import RulesetDetailSchema, RulesetSchema
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="Rulesets")
 
@@ -34,9 +42,37 @@ def describe(ruleset: str) -> dict:
     }
 
 
+def describe_in_full(ruleset: str) -> dict:
+    """`describe` plus the move schema, the error codes and the notation."""
+    engine = get_engine(ruleset)
+    codes = dict(engine.error_codes)
+    codes.setdefault("invalid_options", COMMON_CODES["invalid_options"])
+    return {
+        **describe(ruleset),
+        "data_option": engine.data_option,
+        "move_schema": dict(engine.move_schema),
+        "error_codes": [{"code": code, "description": line} for code, line in codes.items()],
+        "notation": engine.notation,
+    }
+
+
 @blp.route("")
 class Rulesets(MethodView):
+    @blp.doc(operationId="listRulesets")
     @blp.response(200, RulesetSchema(many=True))
     def get(self) -> list[dict]:
         """Every ruleset: id, title, seat counts, variants, options with defaults."""
         return [describe(rid) for rid in available()]
+
+
+@blp.route("/<ruleset>")
+class Ruleset(MethodView):
+    @blp.doc(operationId="getRuleset")
+    @blp.response(200, RulesetDetailSchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, ruleset: str) -> dict:
+        """One ruleset in full: options, variants, the JSON Schema of a move, every error code
+        the game may answer with, and the text notation of its moves."""
+        if ruleset not in RULESETS:
+            raise NotFound(f"No ruleset {ruleset!r}.", code="ruleset_not_found")
+        return describe_in_full(ruleset)

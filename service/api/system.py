@@ -21,6 +21,7 @@ blp = Blueprint("system", __name__, url_prefix="/v1", description="Server key, h
 
 @blp.route("/server-key")
 class ServerKey(MethodView):
+    @blp.doc(operationId="getServerKey")
     @blp.response(200, ServerKeySchema)
     def get(self) -> dict:
         """The server's Ed25519 public key, which signs receipts and audit bundles."""
@@ -29,6 +30,7 @@ class ServerKey(MethodView):
 
 @blp.route("/health")
 class Health(MethodView):
+    @blp.doc(operationId="getHealth")
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema, description="unhealthy: `reason` says why")
     def get(self) -> tuple:
@@ -61,6 +63,7 @@ class Health(MethodView):
 
 @blp.route("/games/<game>/audit")
 class Audit(MethodView):
+    @blp.doc(operationId="getAudit")
     @blp.response(200, AuditSchema)
     @blp.alt_response(404, **PROBLEM)
     def get(self, game: str) -> dict:

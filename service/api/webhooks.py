@@ -47,6 +47,7 @@ def _own_webhook(player: str, webhook: str) -> dict[str, str]:
 
 @blp.route("/<player>/webhooks")
 class Webhooks(MethodView):
+    @blp.doc(operationId="createWebhook")
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -71,6 +72,7 @@ class Webhooks(MethodView):
         log.info("webhook %s created for %s", record["id"], player)
         return webhooks.public(record, with_secret=True)
 
+    @blp.doc(operationId="listWebhooks")
     @blp.response(200, WebhookListSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -84,6 +86,7 @@ class Webhooks(MethodView):
 
 @blp.route("/<player>/webhooks/<webhook>")
 class WebhookResource(MethodView):
+    @blp.doc(operationId="getWebhook")
     @blp.response(200, WebhookSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -93,6 +96,7 @@ class WebhookResource(MethodView):
         """One webhook: URL, types, enabled (and why it was disabled)."""
         return webhooks.public(_own_webhook(player, webhook))
 
+    @blp.doc(operationId="updateWebhook")
     @blp.arguments(WebhookUpdateSchema)
     @blp.response(200, WebhookSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -118,6 +122,7 @@ class WebhookResource(MethodView):
             record = webhooks.update(deps.store(), webhook, fields)
         return webhooks.public(record)
 
+    @blp.doc(operationId="deleteWebhook")
     @blp.response(204)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)
@@ -131,6 +136,7 @@ class WebhookResource(MethodView):
 
 @blp.route("/<player>/webhooks/<webhook>/deliveries")
 class Deliveries(MethodView):
+    @blp.doc(operationId="listDeliveries")
     @blp.arguments(CursorQuerySchema, location="query")
     @blp.response(200, DeliveryListSchema)
     @blp.alt_response(401, **PROBLEM)
@@ -154,6 +160,7 @@ class Deliveries(MethodView):
 
 @blp.route("/<player>/webhooks/<webhook>/deliveries/<delivery>/redeliver")
 class Redeliver(MethodView):
+    @blp.doc(operationId="redeliver")
     @blp.response(202, RedeliveredSchema)
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(403, **PROBLEM)

@@ -28,6 +28,20 @@ class RulesetSchema(Schema):
     options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
 
 
+class ErrorCodeSchema(Schema):
+    code = fields.String(required=True)
+    description = fields.String(required=True)
+
+
+class RulesetDetailSchema(RulesetSchema):
+    data_option = fields.String(allow_none=True, metadata={
+        "description": "the option naming the game's data set (card lists, maps), if any"})
+    move_schema = fields.Dict(metadata={"description": "JSON Schema (2020-12) of one move"})
+    error_codes = fields.List(fields.Nested(ErrorCodeSchema), metadata={
+        "description": "every code the game's rules may answer a move with"})
+    notation = fields.String(metadata={"description": "the text notation of moves"})
+
+
 class TimeControlSchema(Schema):
     seconds_per_move = fields.Integer(required=True, validate=validate.Range(min=1,
                                                                             max=60 * 86400))

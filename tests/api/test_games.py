@@ -19,6 +19,25 @@ def test_rulesets_list_games_with_platform_options(client) -> None:
     assert {v["id"] for v in stratego["variants"]} == {"original", "duel"}
 
 
+def test_one_ruleset_in_full_describes_moves_codes_and_notation(client) -> None:
+    from jsonschema import Draft202012Validator
+
+    for ruleset in [r["id"] for r in client.get("/v1/rulesets").get_json()]:
+        body = client.get(f"/v1/rulesets/{ruleset}").get_json()
+        assert body["id"] == ruleset and body["notation"]
+        assert body["options"]["seat_order"]["default"] == "random"
+        codes = {c["code"]: c["description"] for c in body["error_codes"]}
+        assert "invalid_options" in codes and all(codes.values())
+        Draft202012Validator(body["move_schema"]).validate({"type": "resign"})
+    stratego = client.get("/v1/rulesets/stratego").get_json()
+    assert {"into_lake", "not_your_turn"} <= {c["code"] for c in stratego["error_codes"]}
+    Draft202012Validator(stratego["move_schema"]).validate(
+        {"type": "move", "from": "a4", "to": "a5"})
+    assert client.get("/v1/rulesets/totohu").get_json()["data_option"] == "fleet_data"
+    resp = client.get("/v1/rulesets/chess")
+    assert resp.status_code == 404 and resp.get_json()["code"] == "ruleset_not_found"
+
+
 def test_create_needs_token_and_valid_options(client) -> None:
     ann = TestPlayer("ann").register(client)
     resp = client.post("/v1/games", json={"ruleset": "stratego", "players": 2})

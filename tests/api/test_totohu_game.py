@@ -3,26 +3,10 @@
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from tests.api.helpers import new_game, post_move, view
-
-
-def _play_out(client, run_jobs, gid: str, players: dict, seed: int) -> dict:
-    chooser = random.Random(seed)
-    for _ in range(2000):
-        summary = client.get(f"/v1/games/{gid}").get_json()
-        if summary["status"] == "finished":
-            return summary
-        for seat in list(summary["to_act"]):
-            v = view(client, gid, players[seat])
-            move = chooser.choice(v["legal_moves"])
-            assert post_move(client, gid, players[seat], seat, move,
-                             step=v["step"]).status_code == 202
-        run_jobs()
-    raise AssertionError("the game did not finish")
+from tests.api.helpers import new_game, play_out, post_move, view
 
 
 @pytest.mark.parametrize(("seats", "options"), [
@@ -31,7 +15,7 @@ def _play_out(client, run_jobs, gid: str, players: dict, seed: int) -> dict:
 ])
 def test_whole_game_through_the_api(client, run_jobs, seats: int, options: dict) -> None:
     gid, players = new_game(client, "totohu", options, seats)
-    summary = _play_out(client, run_jobs, gid, players, seed=seats)
+    summary = play_out(client, run_jobs, gid, players, seed=seats)
     assert summary["result"]["reason"] in {"one_fleet_left", "all_fleets_exhausted"}
     audit = client.get(f"/v1/games/{gid}/audit").get_json()
     assert all(e["status"] == "applied" for e in audit["entries"])

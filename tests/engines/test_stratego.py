@@ -863,3 +863,18 @@ def test_state_and_view_do_not_grow_with_the_game() -> None:
     assert state["ply"] == len(sizes) - 2  # two setups, then plies
     assert max(sizes) <= 16 * 1024
     assert max(views[300:]) <= max(views[:300]) + 200
+
+
+def test_notation_reads_plays_setups_and_resign() -> None:
+    assert ENGINE.parse_move("e4-e5") == {"type": "move", "from": "e4", "to": "e5"}
+    assert ENGINE.parse_move(" a10 x a9 ") == {"type": "move", "from": "a10", "to": "a9"}
+    assert ENGINE.format_move({"type": "move", "from": "j10", "to": "j9"}) == "j10-j9"
+    assert ENGINE.parse_move("resign") == {"type": "resign"}
+    setup = ENGINE.parse_move("setup a1=F b1=bomb c1=s d1=M e1=2")
+    assert setup == {"type": "setup", "placement": {
+        "a1": "flag", "b1": "bomb", "c1": "spy", "d1": "marshal", "e1": "scout"}}
+    assert ENGINE.format_move(setup) == "setup a1=F b1=B c1=S d1=M e1=2"
+    for bad in ("e4-e11", "k1-k2", "e4e5", "setup", "setup a1=Q", "setup a1=F a1=B", "move"):
+        with pytest.raises(IllegalMove) as err:
+            ENGINE.parse_move(bad)
+        assert err.value.code == "bad_notation", bad

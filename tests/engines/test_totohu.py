@@ -962,3 +962,41 @@ def test_checked_random_playouts(seats: int, options: dict) -> None:
 @pytest.mark.parametrize(("seats", "options"), CONFIGS)
 def test_many_random_playouts(seats: int, options: dict) -> None:
     _run_playouts(seats, options, 3000, first_seed=10_000)
+
+
+# --------------------------------------------------------------------------- contract v2
+
+
+def test_default_moves_order_in_seat_order_and_shoot() -> None:
+    """A late ship choice forfeits; a late order fights in seat order; a late raid shoots."""
+    state = game(3)
+    state["round"], state["starter"] = 5, 1
+    assert E.default_move(state, 0) is None
+    setship(state, 0, "m1", holes=1)
+    for seat, ship in ((0, "m1"), (1, "p2"), (2, "p3")):
+        play(state, seat, ship)
+    assert E.default_move(state, 1) == {"type": "order", "pairs": [[0, 1], [0, 2], [1, 2]]}
+    raid = _raid_game()
+    setship(raid, 1, "m2", deck=2)
+    play(raid, 0, "p1")
+    play(raid, 1, "m2")
+    default = E.default_move(raid, 0)
+    assert default == {"type": "raid", "action": "shoot"}
+    send(raid, 0, default)
+    assert_ship(raid, 1, "m2", "sea", holes=1, deck=2)
+
+
+def test_notation_reads_and_writes_every_move_kind() -> None:
+    for text, move in [
+        ("play m2", {"type": "play", "ship": "m2"}),
+        ("play m1 hide", {"type": "play", "ship": "m1", "hide": True}),
+        ("order 1-2 0-1 0-2", {"type": "order", "pairs": [[1, 2], [0, 1], [0, 2]]}),
+        ("raid rob", {"type": "raid", "action": "rob"}),
+        ("resign", {"type": "resign"}),
+    ]:
+        assert E.parse_move(f"  {text} ") == move
+        assert E.format_move(move) == text
+    for bad in ("play", "play M2", "raid sink", "order 0-1 0-2", "order 0-1 0-2 x", "m2"):
+        with pytest.raises(IllegalMove) as err:
+            E.parse_move(bad)
+        assert err.value.code == "bad_notation"

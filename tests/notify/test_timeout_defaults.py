@@ -1,0 +1,80 @@
+"""Timeouts under `skip` (contract v2 point 6): the engine's default move, checked by the verifier.
+
+Totohu has defaults for its order and raid decisions; a three-seat game reaches the order
+decision after one round of ship choices. The verifier must accept the default the server
+played, and refuse a finished game whose server-signed timeout action is any other move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.dispatch import append_server_move
+from service.queue import wake
+from service.verify import verify_bundle
+from tests.notify.conftest import register, start_game
+from workers import notify
+
+SKIP = {"seconds_per_move": 3600, "reminder_fraction": 0.25, "on_timeout": "skip"}
+
+
+def _to_order_decision(client: Any, work: Any) -> tuple[str, list, dict]:
+    players = [register(client, n) for n in ("ann", "bob", "cy")]
+    gid = start_game(client, players, ruleset="totohu", options={"seat_order": "joined"},
+                     time_control=SKIP)
+    work()
+    for _ in range(30):
+        summary = client.get(f"/v1/games/{gid}").get_json()
+        if summary["step_kind"] == "order":
+            return gid, players, summary
+        for seat in summary["to_act"]:
+            view = client.get(f"/v1/games/{gid}/view", headers=players[seat].auth).get_json()
+            env = players[seat].envelope(gid, seat, view["step"], view["legal_moves"][0])
+            assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
+        work()
+    raise AssertionError("no order decision reached")
+
+
+def _finish(client: Any, work: Any, gid: str, players: list) -> dict:
+    """Every seat resigns in turn until the game is over (a seat out already is refused)."""
+    for seat in range(3):
+        summary = client.get(f"/v1/games/{gid}").get_json()
+        if summary["status"] == "finished":
+            break
+        env = players[seat].envelope(gid, seat, summary["step"], {"type": "resign"})
+        client.post(f"/v1/games/{gid}/moves", json=env)
+        work()
+    audit = client.get(f"/v1/games/{gid}/audit").get_json()
+    assert audit["status"] == "finished"
+    return audit
+
+
+def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work) -> None:
+    gid, players, summary = _to_order_decision(nclient, work)
+    (late,) = summary["to_act"]
+    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")  # now past
+    assert notify.deadline_job(gid, summary["step"], "timeout") == "timed_out"
+    work()
+    after = nclient.get(f"/v1/games/{gid}").get_json()
+    assert after["status"] == "active" and after["step"] > summary["step"]
+    audit = _finish(nclient, work, gid, players)
+    server = [e for e in audit["entries"] if e["envelope"]["key_id"] == "server"]
+    assert [(e["envelope"]["payload"]["seat"], e["envelope"]["payload"]["move"], e["status"])
+            for e in server] == [(late, {"type": "order", "pairs": [[0, 1], [0, 2], [1, 2]]},
+                                  "applied")]
+    report = verify_bundle(audit)
+    assert report.ok, report.failure
+
+
+def test_a_server_move_that_is_not_the_default_fails_verification(nclient, napp, work) -> None:
+    gid, players, summary = _to_order_decision(nclient, work)
+    (late,) = summary["to_act"]
+    store, key = napp.extensions["parley_store"], napp.extensions["parley_server_key"]
+    other = {"type": "order", "pairs": [[1, 2], [0, 2], [0, 1]]}  # legal, not the default
+    if append_server_move(store, key, gid, late, summary["step"], other).schedule:
+        wake(napp.extensions["parley_queue"], gid)  # as the deadline job does
+    work()
+    audit = _finish(nclient, work, gid, players)
+    report = verify_bundle(audit)
+    assert not report.ok
+    assert "is not the engine's default move" in report.failure
