@@ -10,6 +10,7 @@ from engines.contract import Engine
 RULESETS: dict[str, str] = {
     "stratego": "engines.stratego",
     "totohu": "engines.totohu",
+    "elfenland": "engines.elfenland",
 }
 
 _loaded: dict[str, Engine] = {}
