@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("games", nargs="*", help="check only these game ids")
     o = sub.add_parser("openapi", help="print or write the OpenAPI document")
     o.add_argument("-o", "--output", help="write to this file instead of stdout")
+    e = sub.add_parser("errors", help="print or write docs/errors.md, every error code")
+    e.add_argument("-o", "--output", help="write to this file instead of stdout")
     from service.client import add_commands
 
     add_commands(sub)
@@ -64,8 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         from service.fsck import main as fsck_main
 
         return fsck_main(args.games, sys.stdout)
-    if args.command == "openapi":
-        text = dump_openapi()
+    if args.command in ("openapi", "errors"):
+        if args.command == "openapi":
+            text = dump_openapi()
+        else:
+            from service.problem_codes import render_markdown
+
+            text = render_markdown()
         if args.output:
             Path(args.output).write_text(text)
         else:

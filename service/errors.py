@@ -11,9 +11,10 @@ from typing import Any
 
 from flask import Response, json
 
+from service.problem_codes import PROBLEMS_PATH
+
 log = logging.getLogger(__name__)
 
-PROBLEM_TYPE = "https://parley.example/problems/"
 
 
 class Problem(Exception):
@@ -77,7 +78,7 @@ class Unavailable(Problem):
 
 def problem_body(status: int, code: str, title: str, detail: str, **extra: Any
                  ) -> dict[str, Any]:
-    return {"type": PROBLEM_TYPE + code, "title": title, "status": status, "detail": detail,
+    return {"type": PROBLEMS_PATH + code, "title": title, "status": status, "detail": detail,
             "code": code, **extra}
 
 

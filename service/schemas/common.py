@@ -63,3 +63,15 @@ class CursorQuerySchema(Schema):
                           metadata={"description": "deprecated name of `cursor`"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
                            metadata={"description": "most items in one page"})
+
+
+class ProblemCodeEntrySchema(Schema):
+    source = fields.String(required=True, metadata={
+        "description": "`platform`, a ruleset id, or `every ruleset`"})
+    status = fields.Integer(required=True)
+    description = fields.String(required=True)
+
+
+class ProblemCodeSchema(Schema):
+    code = fields.String(required=True)
+    entries = fields.List(fields.Nested(ProblemCodeEntrySchema), required=True)

@@ -1,0 +1,158 @@
+"""Every machine-readable `code` an error answer may carry, and the page that explains them.
+
+A problem's `type` is `<base>/v1/problems/<code>`: the API serves each code's entry there (and
+the whole list at `/v1/problems`), and `docs/errors.md` is the same list rendered once and kept
+in step by a test. Platform codes are listed here by hand, next to nothing else, so that a new
+`code=` in the service without its line here fails the test that scans the sources; engine codes
+come from each engine's `error_codes` (contract v2 point 13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engines.contract import COMMON_CODES
+from engines.registry import available, get_engine
+
+#: the path under which each code's entry is served; a problem's `type` ends with it
+PROBLEMS_PATH = "/v1/problems/"
+
+
+@dataclass(frozen=True)
+class Code:
+    """One error code: who raises it, with which HTTP status, and when."""
+
+    code: str
+    status: int
+    description: str
+    source: str = "platform"
+
+
+def _platform(*rows: tuple[str, int, str]) -> dict[str, Code]:
+    return {code: Code(code, status, text) for code, status, text in rows}
+
+
+PLATFORM: dict[str, Code] = _platform(
+    # requests that cannot be read
+    ("bad_request", 400, "The request is malformed in a way HTTP itself refuses."),
+    ("invalid_json", 400, "The body is not valid JSON (or is nested too deeply)."),
+    ("invalid_request", 422, "The body or a parameter does not match the operation's schema; "
+                             "`errors` names the fields."),
+    ("invalid_envelope", 422, "A move envelope lacks a field or has one of the wrong type."),
+    ("invalid_batch", 422, "A batch is not 1 to the allowed number of envelopes, or its "
+                           "envelopes are signed with more than one key."),
+    ("invalid_cursor", 422, "An event list's cursor is not a `next` it gave out."),
+    ("bad_cursor", 422, "A delivery list's cursor is not one it gave out."),
+    ("wrong_game", 422, "The envelope's `game` is not the game of the URL."),
+    ("no_such_seat", 422, "The seat number is outside the game's seats."),
+    ("unknown_ruleset", 422, "A new game names a ruleset the server does not offer."),
+    ("unsafe_url", 422, "A webhook URL is not an absolute http(s) URL, or its host is not "
+                        "a public address."),
+    ("payload_too_large", 413, "The body is larger than the server accepts."),
+    ("unsupported_media_type", 415, "The body is not `application/json`."),
+    ("method_not_allowed", 405, "The path exists but not with this method."),
+    ("not_acceptable", 406, "The `Accept` header asks for a type the server cannot send."),
+    ("http_error", 400, "Any other HTTP-level refusal; `status` says which."),
+    # who is asking
+    ("unauthorized", 401, "The operation needs a bearer token and none was sent."),
+    ("bad_token", 401, "The bearer token is unknown, revoked or expired."),
+    ("bad_signature", 401, "A move's signature does not verify with the key it names."),
+    ("unknown_key", 401, "A move names a `key_id` that no player registered."),
+    ("forbidden", 403, "The caller may not do this."),
+    ("not_owner", 403, "A player may read or change only their own account."),
+    ("not_seated", 403, "The signer (or caller) holds no seat in this game."),
+    # what does not exist
+    ("not_found", 404, "No such path."),
+    ("game_not_found", 404, "No game with this id."),
+    ("player_not_found", 404, "No player with this id."),
+    ("move_not_found", 404, "No accepted move with this sequence number."),
+    ("ruleset_not_found", 404, "No ruleset with this id."),
+    ("token_not_found", 404, "No live token with this id."),
+    ("webhook_not_found", 404, "No webhook with this id for this player."),
+    ("delivery_not_found", 404, "No delivery with this id for this webhook."),
+    ("bad_unsubscribe_link", 404, "The unsubscribe link is unknown or was used already."),
+    # the game's state
+    ("game_over", 409, "The game has ended; no move is accepted any more."),
+    ("game_not_started", 409, "Not every seat has joined yet."),
+    ("game_not_finished", 409, "The record (or full audit) exists only once the game ended."),
+    ("stale_step", 409, "The move names a decision that is over (`current_step` says which "
+                        "is open); fetch the view and try again."),
+    ("duplicate_nonce", 409, "Another envelope already used this nonce."),
+    ("busy", 409, "Too many moves for one game at once; try again shortly."),
+    ("too_many_keys", 409, "The player holds the most keys allowed; revoke one first."),
+    ("too_many_tokens", 409, "The player holds the most live tokens allowed."),
+    ("too_many_webhooks", 409, "The player has the most webhooks allowed."),
+    ("too_many_open_games", 409, "The player has the most games waiting for players allowed "
+                                 "(`limit` says how many)."),
+    ("conflict", 409, "The request conflicts with the game's state."),
+    # moves the rules refuse
+    ("illegal_move", 422, "The rules refuse the move; the engine's own code is given instead "
+                          "wherever it has one (see the rulesets below)."),
+    ("malformed_move", 422, "The move is not a JSON object, or repeats a key."),
+    # the server
+    ("rate_limited", 429, "Too many requests from this address or player; `Retry-After` says "
+                          "when to try again."),
+    ("internal_error", 500, "A fault in the server; nothing was changed. Please report it."),
+    ("unavailable", 503, "A service the server needs is down; try again later."),
+    ("redis_unavailable", 503, "The game store cannot be reached; try again later."),
+)
+
+
+def engine_codes() -> Iterator[Code]:
+    """Every ruleset's own codes (422, or 409 when the move came too late), then the common
+    ones every engine may raise."""
+    for ruleset in available():
+        for code, text in get_engine(ruleset).error_codes.items():
+            if code not in COMMON_CODES and code not in PLATFORM:
+                yield Code(code, 422, text, ruleset)
+    for code, text in COMMON_CODES.items():
+        yield Code(code, 422, text, "every ruleset")
+
+
+def catalogue() -> dict[str, list[Code]]:
+    """code -> its entries: one for a platform code, one per ruleset that raises a game code
+    (two games may use one name with their own meaning)."""
+    out: dict[str, list[Code]] = {c: [entry] for c, entry in PLATFORM.items()}
+    for entry in engine_codes():
+        out.setdefault(entry.code, []).append(entry)
+    return out
+
+
+def as_json(entries: list[Code]) -> dict[str, object]:
+    """One code's entry as the API serves it."""
+    return {"code": entries[0].code,
+            "entries": [{"source": e.source, "status": e.status, "description": e.description}
+                        for e in entries]}
+
+
+def render_markdown() -> str:
+    """docs/errors.md: the platform's codes, then each ruleset's (anchors are the codes)."""
+    lines = [
+        "# Error codes",
+        "",
+        "Every error answer is `application/problem+json` (RFC 9457) with `type`, `title`,",
+        "`status`, `detail` and a machine-readable `code`; a refused request changes nothing.",
+        f"The `type` is `{PROBLEMS_PATH}<code>` on the server that answered, which serves the",
+        "code's entry below as JSON (and the whole list at `/v1/problems`).",
+        "",
+        "This file is generated: `parley errors -o docs/errors.md`.",
+        "",
+        "## Platform",
+        "",
+        "| code | status | when |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| `{c.code}` | {c.status} | {c.description} |" for c in PLATFORM.values()]
+    by_source: dict[str, list[Code]] = {}
+    for entry in engine_codes():
+        by_source.setdefault(entry.source, []).append(entry)
+    for source, entries in by_source.items():
+        title = "Every ruleset" if source == "every ruleset" else f"Ruleset `{source}`"
+        doc = "" if source == "every ruleset" else \
+            f" Rules: [docs/rules/{source}.md](rules/{source}.md)."
+        lines += ["", f"## {title}", "",
+                  f"Answered with status 422 (409 if the move came too late).{doc}", "",
+                  "| code | when |", "| --- | --- |"]
+        lines += [f"| `{e.code}` | {e.description} |" for e in entries]
+    return "\n".join(lines) + "\n"
