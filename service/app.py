@@ -18,6 +18,7 @@ from service.config import Config
 from service.errors import Problem, problem_response, render_problem
 from service.hotpaths import HotPaths
 from service.limits import breach_headers, init_limits
+from service.query_params import refuse_unknown_parameters
 from service.queue import InlineWake, make_queue
 from service.schemas.common import ProblemSchema
 from service.serverkey import load_server_key
@@ -122,6 +123,7 @@ def create_app(config: Config | None = None) -> Flask:
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
 
+    refuse_unknown_parameters(app, api.spec.to_dict())
     init_limits(app, config)
     if config.HOT_PATHS:
         app.wsgi_app = HotPaths(app, app.wsgi_app)  # type: ignore[method-assign]

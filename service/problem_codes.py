@@ -49,6 +49,8 @@ PLATFORM: dict[str, Code] = _platform(
     ("unknown_ruleset", 422, "A new game names a ruleset the server does not offer."),
     ("unsafe_url", 422, "A webhook URL is not an absolute http(s) URL, or its host is not "
                         "a public address."),
+    ("unknown_parameter", 400, "The query string has a parameter the operation does not take; "
+                               "`parameter` names it."),
     ("payload_too_large", 413, "The body is larger than the server accepts."),
     ("unsupported_media_type", 415, "The body is not `application/json`."),
     ("method_not_allowed", 405, "The path exists but not with this method."),

@@ -32,6 +32,7 @@ from service.schemas.common import CursorQuerySchema
 from service.schemas.games import (
     EventListSchema,
     GameCreateSchema,
+    GameListQuerySchema,
     GameListSchema,
     GameSummarySchema,
     JoinedSchema,
@@ -97,23 +98,41 @@ class Games(MethodView):
         return summary(game)
 
     @blp.doc(operationId="listGames")
-    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
+    @blp.alt_response(400, **PROBLEM)
     @blp.alt_response(401, **PROBLEM)
     @blp.doc(security=[{"bearer": []}])
     def get(self, query: dict) -> dict:
-        """The caller's games (created or joined) in the order of their ids, a page at a time:
-        `next` is the cursor of the following page, null after the last. The cursor is the
-        last id of a page, so games added meanwhile neither repeat nor shift a page."""
-        pid = current_player()
-        store = deps.store()
-        ids = store.player_games(pid)
-        cursor = query["cursor"] or query["after"]
-        start = bisect.bisect_right(ids, cursor) if cursor else 0
-        page = ids[start: start + query["limit"]]
-        games = [g for g in (load_game(store, gid) for gid in page) if g is not None]
-        more = start + len(page) < len(ids)
-        return {"games": [summary(g) for g in games], "next": page[-1] if more else None}
+        """The caller's games (created or joined) in the order of their ids, a page at a time,
+        optionally only those in one `status` or (`turn=mine`) waiting for the caller. `next`
+        is the cursor of the following page, null after the last; the cursor is the last id
+        looked at, so games added meanwhile neither repeat nor shift a page.
+        `GET /v1/players/me/games` is the same list."""
+        return games_page(current_player(), query)
+
+
+def _wanted(game: Game, pid: str, query: dict) -> bool:
+    if query["status"] and game.status != query["status"]:
+        return False
+    if query["turn"] == "mine":
+        return any(p == pid and seat in game.to_act for seat, p in enumerate(game.players))
+    return True
+
+
+def games_page(pid: str, query: dict) -> dict:
+    """One page of a player's games that pass the query's filters (see `listGames`)."""
+    store = deps.store()
+    ids = store.player_games(pid)
+    cursor = query["cursor"] or query["after"]
+    at = bisect.bisect_right(ids, cursor) if cursor else 0
+    games: list[dict] = []
+    while at < len(ids) and len(games) < query["limit"]:
+        game = load_game(store, ids[at])
+        at += 1
+        if game is not None and _wanted(game, pid, query):
+            games.append(summary(game))
+    return {"games": games, "next": ids[at - 1] if at < len(ids) else None}
 
 
 @blp.route("/<game>")
@@ -162,6 +181,7 @@ class Join(MethodView):
                             "game_full": "Every seat is taken.",
                             "seat_taken": "That seat is taken."}[code], code=code)
         status = "open"
+        final = record.platform.get("seat_order", "random") != "random"
         if taken < record.seats:
             track_open_game(store, pid, game)
         if taken == record.seats:
@@ -169,9 +189,12 @@ class Join(MethodView):
             if store.mark_pending(game):
                 wake(deps.queue(), game)
             start_game(store, game)
-            status = "active"
+            status, final = "active", True
+            started = load_game(store, game)
+            if started is not None and pid in started.players:  # the drawn seat
+                taken_seat = started.players.index(pid)
         log.info("game %s: player %s joined seat %d", game, pid, taken_seat)
-        return {"game": game, "seat": taken_seat, "status": status}
+        return {"game": game, "seat": taken_seat, "seat_final": final, "status": status}
 
 
 @blp.route("/<game>/view")

@@ -9,7 +9,9 @@ from flask_smorest import Blueprint
 
 from service.api import deps
 from service.api.deps import PROBLEM
+from service.api.games import games_page
 from service.auth import (
+    current_player,
     find_token,
     index_token,
     issue_token,
@@ -21,8 +23,9 @@ from service.auth import (
     token_id,
     tokens_key,
 )
-from service.errors import Conflict, NotFound
+from service.errors import Conflict, Forbidden, NotFound
 from service.limits import RATE_LIMITED, config
+from service.schemas.games import GameListQuerySchema, GameListSchema
 from service.schemas.players import (
     KeyCreateSchema,
     KeySchema,
@@ -82,6 +85,24 @@ class PlayerResource(MethodView):
                 keys.append({"key_id": key_id, "public_key": key["public_key"],
                              "created_at": key.get("created_at")})
         return {"id": player, "name": record["name"], "keys": keys}
+
+
+@blp.route("/<player>/games")
+class PlayerGames(MethodView):
+    @blp.doc(operationId="listMyGames")
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @blp.alt_response(400, **PROBLEM)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, query: dict, player: str) -> dict:
+        """The caller's games, as `GET /v1/games`: `player` is `me` or the caller's own id.
+        `?turn=mine` answers "which of my games wait for me?"."""
+        pid = current_player()
+        if player not in ("me", pid):
+            raise Forbidden("A player may list only their own games.", code="not_owner")
+        return games_page(pid, query)
 
 
 @blp.route("/<player>/keys")

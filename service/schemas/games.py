@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.schemas.common import ProblemSchema, StrictInt
+from service.schemas.common import CursorQuerySchema, ProblemSchema, StrictInt
 
 
 class OptionSchema(Schema):
@@ -89,6 +89,16 @@ class GameSummarySchema(Schema):
     created_at = fields.String()
 
 
+class GameListQuerySchema(CursorQuerySchema):
+    """A page of the caller's games, optionally only some of them."""
+
+    status = fields.String(load_default=None, validate=validate.OneOf(
+        ["open", "full", "active", "finished"]), metadata={
+        "description": "only games in this status (open and full: waiting for players)"})
+    turn = fields.String(load_default=None, validate=validate.OneOf(["mine"]), metadata={
+        "description": "`mine`: only games where one of the caller's seats is to act"})
+
+
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema))
     next = fields.String(allow_none=True, metadata={
@@ -104,8 +114,11 @@ class JoinSchema(Schema):
 class JoinedSchema(Schema):
     game = fields.String(required=True)
     seat = fields.Integer(required=True, metadata={
-        "description": "the seat taken; with seat_order random the final seat is drawn "
-                       "when the game starts (see the view's `seat`)"})
+        "description": "the seat taken; with seat_order random, until the game starts, only "
+                       "a place in the queue: the final seats are drawn at the start"})
+    seat_final = fields.Boolean(required=True, metadata={
+        "description": "whether `seat` is the seat the player holds in the game: true with "
+                       "seat_order joined, and for the join that starts the game"})
     status = fields.String(required=True)
 
 

@@ -71,14 +71,15 @@ def test_join_rules(client) -> None:
     ann, bob, cy = (TestPlayer(n).register(client) for n in ("ann", "bob", "cy"))
     gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2},
                       headers=ann.auth).get_json()["id"]
-    assert client.post(f"/v1/games/{gid}/join", json={"seat": 1},
-                       headers=ann.auth).get_json()["seat"] == 1
+    first = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=ann.auth).get_json()
+    assert (first["seat"], first["seat_final"]) == (1, False)  # random seating: drawn later
     for who, body, code in [(ann, {}, "already_seated"), (bob, {"seat": 1}, "seat_taken"),
                             (bob, {"seat": 5}, "no_such_seat")]:
         resp = client.post(f"/v1/games/{gid}/join", json=body, headers=who.auth)
         assert resp.get_json()["code"] == code
-    assert client.post(f"/v1/games/{gid}/join", json={}, headers=bob.auth).get_json() == {
-        "game": gid, "seat": 0, "status": "active"}
+    last = client.post(f"/v1/games/{gid}/join", json={}, headers=bob.auth).get_json()
+    seats = {p["player"]: p["seat"] for p in client.get(f"/v1/games/{gid}").get_json()["players"]}
+    assert last == {"game": gid, "seat": seats[bob.id], "seat_final": True, "status": "active"}
     resp = client.post(f"/v1/games/{gid}/join", json={}, headers=cy.auth)
     assert resp.status_code == 409 and resp.get_json()["code"] == "game_not_open"
 
@@ -89,6 +90,11 @@ def test_seat_order_joined_keeps_seats_and_red_player_maps_onto_it(client) -> No
     assert summary["options"]["seat_order"] == "joined"
     assert "red_player" not in summary["options"]
     assert players[0].name == "ann" and players[1].name == "bob"
+    later = TestPlayer("cy").register(client)
+    gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
+        "army": "duel", "red_player": "joined"}}, headers=later.auth).get_json()["id"]
+    joined = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=later.auth)
+    assert (joined.get_json()["seat"], joined.get_json()["seat_final"]) == (1, True)
     audit = client.get(f"/v1/games/{gid}/audit").get_json()
     assert [d["purpose"] for d in audit["draws"]] == []
 

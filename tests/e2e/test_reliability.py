@@ -91,7 +91,7 @@ def test_many_games_on_several_workers_each_move_once_in_order(server) -> None:
 
 
 def _events(server, gid: str, player: TestPlayer) -> list[dict]:
-    return [e["event"] for e in server.get(f"/v1/games/{gid}/events?count=200",
+    return [e["event"] for e in server.get(f"/v1/games/{gid}/events?limit=200",
                                            headers=player.auth).json()["events"]]
 
 
