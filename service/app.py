@@ -21,6 +21,7 @@ from service.limits import breach_headers, init_limits
 from service.query_params import refuse_unknown_parameters
 from service.queue import InlineWake, make_queue
 from service.schemas.common import ProblemSchema
+from service.schemas.notifications import WebhookEventSchema, webhooks_section
 from service.serverkey import load_server_key
 from service.store import Store, same_server
 
@@ -122,6 +123,8 @@ def create_app(config: Config | None = None) -> Flask:
 
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    api.spec.components.schema("WebhookEvent", schema=WebhookEventSchema)
+    api.spec.options["webhooks"] = webhooks_section("#/components/schemas/WebhookEvent")
 
     refuse_unknown_parameters(app, api.spec.to_dict())
     init_limits(app, config)

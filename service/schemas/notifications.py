@@ -105,3 +105,75 @@ class UnsubscribedSchema(Schema):
     player = fields.String(required=True)
     game = fields.String(required=True)
     mail = fields.Nested(MailPrefsSchema, required=True)
+
+
+# ---- what a webhook receives (the OpenAPI document's `webhooks` section) ----------------------
+
+
+class WebhookLinksSchema(Schema):
+    game = fields.String()
+    view = fields.String()
+    moves = fields.String()
+    events = fields.String()
+    audit = fields.String()
+
+
+class WebhookDataSchema(Schema):
+    """The `data` of a webhook body: public facts of the game, and the seat's own view on its
+    turn (`turn.started` only)."""
+
+    game = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "the receiving player's seat"})
+    step = fields.Integer(required=True)
+    status = fields.String(required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+    deadline = fields.String(allow_none=True, required=True)
+    links = fields.Nested(WebhookLinksSchema, required=True)
+    view = fields.Dict(metadata={"description": "turn.started: the seat's view of the game"})
+    result = fields.Dict(metadata={"description": "game.finished: winners, scores, reason"})
+    seq = fields.Integer(metadata={"description": "move.rejected: the move's sequence number"})
+    code = fields.String(metadata={"description": "move.rejected: the rules' error code"})
+    detail = fields.String(metadata={"description": "move.rejected: the refusal in words"})
+
+
+class WebhookEventSchema(Schema):
+    type = EventType
+    timestamp = fields.String(required=True, metadata={"description": "UTC, ISO 8601"})
+    data = fields.Nested(WebhookDataSchema, required=True)
+
+
+#: event type -> what it tells (the `webhooks` section's summaries; docs/notifications.md)
+WEBHOOK_EVENTS = {
+    "game.started": "The last seat was taken and the game is set up.",
+    "turn.started": "A decision opened and the receiving seat is to act; `data.view` is its "
+                    "view with the legal moves.",
+    "deadline.reminder": "The reminder time of a decision passed and the seat has not acted.",
+    "deadline.timeout": "The deadline passed; the timeout action was taken for the seat.",
+    "game.finished": "The game ended; `data.result` has the winners.",
+    "move.rejected": "A queued move of the seat was refused when it was resolved.",
+}
+_HEADERS = {
+    "webhook-id": "the delivery id: the same on every retry, so duplicates can be dropped",
+    "webhook-timestamp": "seconds since the epoch when this attempt was signed",
+    "webhook-signature": "`v1,<base64 HMAC-SHA256>` over id, timestamp and body (Standard "
+                         "Webhooks) with the webhook's secret",
+}
+
+
+def webhooks_section(event_schema_ref: str) -> dict[str, dict]:
+    """The OpenAPI 3.1 `webhooks` object: one POST per event type, to the subscriber's URL."""
+    out = {}
+    for kind, text in WEBHOOK_EVENTS.items():
+        name = "".join(part.title() for part in kind.split("."))
+        out[kind] = {"post": {
+            "operationId": f"on{name}", "summary": text, "tags": ["Webhooks"],
+            "parameters": [{"name": h, "in": "header", "required": True, "description": d,
+                            "schema": {"type": "string"}} for h, d in _HEADERS.items()],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "allOf": [{"$ref": event_schema_ref}],
+                "properties": {"type": {"const": kind}}}}}},
+            "responses": {"2XX": {"description": "received (any 2xx); 5xx, 429 and timeouts "
+                                                "are retried with backoff"}},
+        }}
+    return out
