@@ -29,7 +29,7 @@ def dump_openapi() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="parley", description="Parley game server")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="start Redis (embedded unless REDIS_URL), web and worker")
     w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
@@ -45,6 +45,15 @@ def main(argv: list[str] | None = None) -> int:
 
     add_commands(sub)
     args = parser.parse_args(argv)
+    if args.command is None:  # `parley` alone: how to start, not a usage error
+        from service.client import ClientError, getting_started
+
+        try:
+            print(getting_started())
+        except ClientError as err:
+            print(f"parley: {err}", file=sys.stderr)
+            return 1
+        return 0
     if getattr(args, "handler", None):  # a client command: no server logging set-up
         return args.handler(args)
     logging.basicConfig(level=logging.INFO,

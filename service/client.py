@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
 import sys
 import time
@@ -29,12 +30,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service import signing
+from service.client_moves import LastViews, MoveError, engine_for, label, read_move
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 #: how long `parley move` waits for its move to be applied or rejected, by default
 DEFAULT_WAIT = 30.0
 POLL_SECONDS = 0.2
 LEGAL_MOVES_SHOWN = 60
+PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class ClientError(Exception):
@@ -52,14 +55,32 @@ class ApiError(ClientError):
 # ---- config and key files ------------------------------------------------------------------
 
 
-def config_path(arg: str | None) -> Path:
-    """`--config`, else $PARLEY_CONFIG, else $XDG_CONFIG_HOME/parley or ~/.config/parley."""
+def config_dir() -> Path:
+    """$XDG_CONFIG_HOME/parley, or ~/.config/parley."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "parley"
+
+
+def config_path(arg: str | None, profile: str | None = None) -> Path:
+    """`--config`, else `--profile` / $PARLEY_PROFILE (`profiles/NAME/config.json` in the
+    config folder: one identity each), else $PARLEY_CONFIG, else the default config."""
     if arg:
         return Path(arg).expanduser()
+    profile = profile or os.environ.get("PARLEY_PROFILE")
+    if profile:
+        if not PROFILE_NAME.fullmatch(profile):
+            raise ClientError(f"a profile name is letters, digits, '-' and '_', not {profile!r}")
+        return config_dir() / "profiles" / profile / "config.json"
     if os.environ.get("PARLEY_CONFIG"):
         return Path(os.environ["PARLEY_CONFIG"]).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "parley" / "config.json"
+    return config_dir() / "config.json"
+
+
+def profiles() -> list[tuple[str, dict[str, Any]]]:
+    """Every named profile with its config, by name."""
+    folder = config_dir() / "profiles"
+    found = sorted(p.parent.name for p in folder.glob("*/config.json")) if folder.exists() else []
+    return [(name, load_config(folder / name / "config.json")) for name in found]
 
 
 def load_config(path: Path) -> dict[str, Any]:
@@ -183,7 +204,7 @@ class Session:
     """What one command needs: the config file, the server, the player's token and key."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.path = config_path(args.config)
+        self.path = config_path(args.config, getattr(args, "profile", None))
         self.config = load_config(self.path)
         self.server = (args.server or os.environ.get("PARLEY_SERVER")
                        or self.config.get("server") or DEFAULT_SERVER)
@@ -291,6 +312,39 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_profiles(args: argparse.Namespace) -> int:
+    """The named identities in the config folder, with their player and server."""
+    found = profiles()
+    if not found:
+        _out("no profiles yet: `parley keygen --profile NAME` then `parley register NAME "
+             "--profile NAME` creates one")
+        return 0
+    for name, config in found:
+        who = config.get("name") or "-"
+        _out(f"{name:<16} {who:<16} {config.get('player') or 'not registered':<18} "
+             f"{config.get('server') or ''}")
+    return 0
+
+
+def getting_started() -> str:
+    """What `parley` alone prints: the first steps, or where the user stands."""
+    path = config_path(None)
+    config = load_config(path) if path.exists() else {}
+    if config.get("player"):
+        return (f"parley: you are {config.get('name')} ({config['player']}) on "
+                f"{config.get('server')}.\n`parley games` lists your games, `parley view GAME` "
+                "shows one, `parley --help` lists every command.")
+    return (
+        "parley: no player configured yet. To start playing:\n"
+        "  parley keygen                          # your key, kept on this machine\n"
+        f"  parley register NAME --server URL      # (default server {DEFAULT_SERVER})\n"
+        "  parley new stratego --option army=duel --join\n"
+        "  parley view GAME                       # the board and your numbered legal moves\n"
+        "  parley move GAME 3                     # play move number 3 (or e4-e5, or JSON)\n"
+        "Several identities on one machine: add --profile NAME to every command.\n"
+        "To run a server instead: `parley run` (see README.md). `parley --help` lists all.")
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     """`k=v`: the value is JSON when it parses as JSON (`3`, `true`), else a string."""
     name, sep, raw = text.partition("=")
@@ -338,11 +392,12 @@ def _join(session: Session, game: str, seat: int | None) -> int:
     if seat is not None:
         body["seat"] = seat
     joined = session.http.post(f"/v1/games/{game}/join", body)
-    _out(f"joined {game}: seat {joined['seat']}, game {joined['status']} "
-         f"(client seed {client_seed})")
+    final = joined.get("seat_final", True)
+    where = f"seat {joined['seat']}" if final else "a seat (drawn when the game starts)"
+    _out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
     if joined["status"] == "active":
-        _out("every seat is taken and the game has started; seats may have been drawn: "
-             f"`parley view {game}` shows yours")
+        _out(f"every seat is taken and the game has started: you hold seat {joined['seat']}; "
+             f"`parley view {game}` shows the board")
     return 0
 
 
@@ -365,38 +420,31 @@ def cmd_view(args: argparse.Namespace) -> int:
         return 0
     mine = view["seat"] in view["to_act"]
     _out(f"you hold seat {view['seat']}" + (": your turn" if mine else ""))
-    _print_legal(view)
+    LastViews(session.path).remember(view)
+    _print_legal(view, _ruleset(session, args.game))
     return 0
 
 
-def _print_legal(view: dict[str, Any]) -> None:
+def _ruleset(session: Session, game: str) -> str:
+    ruleset: str = session.http.get(f"/v1/games/{game}", auth=False)["ruleset"]
+    return ruleset
+
+
+def _print_legal(view: dict[str, Any], ruleset: str) -> None:
+    """The legal moves numbered as `parley move GAME N` takes them, in the game's notation."""
     moves = view.get("legal_moves") or []
     if not moves:
         return
+    engine = engine_for(ruleset)
     complete = view.get("legal_moves_complete", True)
     _out("legal moves:" if complete else "examples of legal moves (any valid arrangement "
                                          "is allowed):")
     for i, move in enumerate(moves[:LEGAL_MOVES_SHOWN]):
-        _out(f"  {i:>3}  {_compact(move)}")
+        _out(f"  {i:>3}  {label(engine, move)}")
     if len(moves) > LEGAL_MOVES_SHOWN:
         _out(f"  ... {len(moves) - LEGAL_MOVES_SHOWN} more (`parley view --json` lists all)")
-    _out(f"play one with: parley move {view['game']} '<move JSON>'  "
-         f"(resign: '{{\"type\": \"resign\"}}')")
-
-
-def read_move(text: str) -> dict[str, Any]:
-    """The move argument: JSON, `@file` or `-` (stdin)."""
-    if text == "-":
-        text = sys.stdin.read()
-    elif text.startswith("@"):
-        text = Path(text[1:]).read_text(encoding="utf-8")
-    try:
-        move = json.loads(text)
-    except ValueError as err:
-        raise ClientError(f"the move is not JSON: {err}") from err
-    if not isinstance(move, dict):
-        raise ClientError("a move is a JSON object, e.g. '{\"type\": \"resign\"}'")
-    return move
+    how = "a number above, the move in the game's notation" if engine else "a number above"
+    _out(f"play one with: parley move {view['game']} <{how}, or JSON>  (resign: 'resign')")
 
 
 def sign_envelope(key: Ed25519PrivateKey, key_id: str, game: str, seat: int, step: int,
@@ -413,14 +461,16 @@ def cmd_move(args: argparse.Namespace) -> int:
     """Sign a move with the player's key, submit it, and wait until it is resolved."""
     session = Session(args)
     session.require_player()
-    move = read_move(args.move)
-    seat, step = args.seat, args.step
-    if seat is None or step is None:
-        view = session.http.get(f"/v1/games/{args.game}/view")
-        if view["seat"] is None:
-            raise ClientError(f"you hold no seat in {args.game}")
-        seat = view["seat"] if seat is None else seat
-        step = view["step"] if step is None else step
+    view = session.http.get(f"/v1/games/{args.game}/view")
+    try:
+        move = read_move(args.move, args.game, view, lambda: _ruleset(session, args.game),
+                         LastViews(session.path))
+    except MoveError as err:
+        raise ClientError(str(err)) from err
+    if view["seat"] is None and args.seat is None:
+        raise ClientError(f"you hold no seat in {args.game}")
+    seat = view["seat"] if args.seat is None else args.seat
+    step = view["step"] if args.step is None else args.step
     env = sign_envelope(session.key(), session.config["key_id"], args.game, seat, step, move)
     try:
         accepted = session.http.post(f"/v1/games/{args.game}/moves", env, auth=False)
@@ -536,6 +586,8 @@ def add_commands(sub: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="config file (default: $PARLEY_CONFIG or "
                                          "~/.config/parley/config.json)")
+    common.add_argument("--profile", help="a named identity: its own config, key and token "
+                                          "(default: $PARLEY_PROFILE, else the default config)")
     common.add_argument("--server", help="server URL (default: $PARLEY_SERVER, the config's, "
                                          f"or {DEFAULT_SERVER})")
 
@@ -553,6 +605,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--email")
     add("games", cmd_games, "list your games")
+    add("profiles", cmd_profiles, "list the named profiles (identities) on this machine")
     p = add("new", cmd_new, "create a game")
     p.add_argument("ruleset")
     p.add_argument("--players", type=int, help="seats (default: the ruleset's minimum)")
@@ -567,7 +620,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the raw view JSON")
     p = add("move", cmd_move, "sign and submit a move, then wait for its outcome")
     p.add_argument("game")
-    p.add_argument("move", help="the move as JSON, @FILE, or - for stdin")
+    p.add_argument("move", help="a number from your last `parley view`, the move in the "
+                                "game's notation (e4-e5), JSON, @FILE, or - for stdin")
     p.add_argument("--seat", type=int, help="default: your seat from the view")
     p.add_argument("--step", type=int, help="default: the current step from the view")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT,

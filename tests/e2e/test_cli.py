@@ -79,7 +79,16 @@ def test_a_game_from_the_command_line(server, tmp_path: Path) -> None:
     stale = red.run("move", game, json.dumps(red.view(game)["legal_moves"][0]), "--step", "0",
                     ok=False)
     assert stale.returncode != 0 and "stale_step" in stale.stdout
-    assert "applied" in red.out("move", game, json.dumps(red.view(game)["legal_moves"][0]))
+    listing = red.out("view", game)
+    first = red.view(game)["legal_moves"][0]
+    assert f"    0  {first['from']}-{first['to']}" in listing  # numbered, in notation
+    assert "applied" in red.out("move", game, "0")  # number 0 of the list just shown
+    blue_move = blue.view(game)["legal_moves"][-1]
+    assert "applied" in blue.out("move", game, f"{blue_move['from']}-{blue_move['to']}")
+    stale_number = red.run("move", game, "0", ok=False)  # the list shown is two plies old
+    assert stale_number.returncode != 0 and "moved on" in stale_number.stderr
+    bad = red.run("move", game, "e4e5", ok=False)
+    assert bad.returncode != 0 and "notation" in bad.stderr
     early = blue.run("export", game, "-o", str(tmp_path / "early.json"), ok=False)
     assert early.returncode != 0 and "game_not_finished" in early.stderr
 
@@ -118,3 +127,28 @@ def test_a_game_from_the_command_line(server, tmp_path: Path) -> None:
     assert json.loads(red.config.read_text())["key_id"] != old_key
     red.out("audit", game, "-o", str(bundle))
     assert red.out("verify", str(bundle)).rstrip().endswith("VERIFIED")
+
+
+def test_profiles_and_the_first_words(server, tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path)}
+    for name in ("PARLEY_CONFIG", "PARLEY_PROFILE", "PARLEY_SERVER", "XDG_CONFIG_HOME"):
+        env.pop(name, None)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "service.cli", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    hello = run()
+    assert hello.returncode == 0 and "parley keygen" in hello.stdout
+    for name in ("ann", "bob"):
+        assert run("keygen", "--profile", name).returncode == 0
+        assert run("register", name, "--profile", name, "--server", server.url).returncode == 0
+    listed = run("profiles").stdout
+    assert re.search(r"ann\s+ann\s+p_", listed) and re.search(r"bob\s+bob\s+p_", listed)
+    folder = tmp_path / ".config" / "parley" / "profiles"
+    configs = [json.loads((folder / n / "config.json").read_text()) for n in ("ann", "bob")]
+    assert configs[0]["player"] != configs[1]["player"]
+    assert configs[0]["key_path"] != configs[1]["key_path"]
+    assert "no player configured" in run().stdout  # the default identity is still unset
+    bad = run("games", "--profile", "../x")
+    assert bad.returncode != 0 and "profile name" in bad.stderr
