@@ -113,9 +113,9 @@ class Games(MethodView):
 
 
 def _wanted(game: Game, pid: str, query: dict) -> bool:
-    if query["status"] and game.status != query["status"]:
+    if query.get("status") not in (None, game.status):
         return False
-    if query["turn"] == "mine":
+    if query.get("turn") == "mine":
         return any(p == pid and seat in game.to_act for seat, p in enumerate(game.players))
     return True
 

@@ -92,10 +92,10 @@ class GameSummarySchema(Schema):
 class GameListQuerySchema(CursorQuerySchema):
     """A page of the caller's games, optionally only some of them."""
 
-    status = fields.String(load_default=None, validate=validate.OneOf(
+    status = fields.String(validate=validate.OneOf(
         ["open", "full", "active", "finished"]), metadata={
         "description": "only games in this status (open and full: waiting for players)"})
-    turn = fields.String(load_default=None, validate=validate.OneOf(["mine"]), metadata={
+    turn = fields.String(validate=validate.OneOf(["mine"]), metadata={
         "description": "`mine`: only games where one of the caller's seats is to act"})
 
 
