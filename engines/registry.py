@@ -11,6 +11,7 @@ RULESETS: dict[str, str] = {
     "stratego": "engines.stratego",
     "totohu": "engines.totohu",
     "elfenland": "engines.elfenland",
+    "stortebeker": "engines.stortebeker",
 }
 
 _loaded: dict[str, Engine] = {}

@@ -29,7 +29,7 @@ def _configs(ruleset: str) -> list[tuple[dict, int]]:
 
 CONFIGS = [(rid, opts, seats) for rid in RULESETS for opts, seats in _configs(rid)]
 #: checked playouts per configuration: more where an engine has few configurations
-SEEDS = {rid: 5 if len(_configs(rid)) <= 6 else 2 for rid in RULESETS}
+SEEDS = {rid: 5 if len(_configs(rid)) <= 4 else 2 for rid in RULESETS}
 
 
 @pytest.mark.parametrize(("ruleset", "options", "seats"), CONFIGS)
