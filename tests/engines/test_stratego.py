@@ -846,7 +846,7 @@ def test_random_playouts_never_leak(army: str, games: int) -> None:
 
 
 def test_state_and_view_do_not_grow_with_the_game() -> None:
-    """The state keeps the latest ply and a count, not the history (docs/games.md): a long
+    """The state keeps the latest ply and a count, not the history (docs/rules/stratego.md "Decisions"): a long
     game's state stays under the 16 KB budget and its view under the opening view's size."""
     for seed in range(100):
         chooser = random.Random(seed)
