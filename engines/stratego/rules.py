@@ -28,7 +28,8 @@ have equal keys, and two different boards share one with probability 2**-64.
 
 Size: the state holds no history that grows with the game (only `positions`, which a battle
 resets and the no-battle limit bounds at 200 keys). The full ply list is the `ply` events in
-the game's event stream; the state keeps the latest ply and a count (docs/rules/stratego.md "Decisions").
+the game's event stream; the state keeps the latest ply and a count (docs/rules/stratego.md,
+"Decisions").
 """
 
 from __future__ import annotations

@@ -846,8 +846,9 @@ def test_random_playouts_never_leak(army: str, games: int) -> None:
 
 
 def test_state_and_view_do_not_grow_with_the_game() -> None:
-    """The state keeps the latest ply and a count, not the history (docs/rules/stratego.md "Decisions"): a long
-    game's state stays under the 16 KB budget and its view under the opening view's size."""
+    """The state keeps the latest ply and a count, not the history (docs/rules/stratego.md,
+    "Decisions"): a long game's state stays under the 16 KB budget and its view under the
+    opening view's size."""
     for seed in range(100):
         chooser = random.Random(seed)
         state = ENGINE.setup({"army": "original"}, 2, RNG)
