@@ -12,6 +12,7 @@ RULESETS: dict[str, str] = {
     "totohu": "engines.totohu",
     "elfenland": "engines.elfenland",
     "stortebeker": "engines.stortebeker",
+    "cartagena": "engines.cartagena",
 }
 
 _loaded: dict[str, Engine] = {}
