@@ -13,8 +13,21 @@ from engines.cartagena import ENGINE as E
 from engines.contract import IllegalMove
 from engines.rng import NoDraws, ScriptedRng, SeededRng
 
-BOARD_B = ["hook", "pistol", "lantern", "rum", "parrot", "chest", "parrot", "lantern", "hook", "chest", "rum", "pistol", "pistol", "hook", "rum", "lantern", "chest", "parrot", "parrot", "chest", "rum", "pistol", "lantern", "hook", "rum", "parrot", "chest", "hook", "pistol", "lantern", "chest", "rum", "pistol", "parrot", "lantern", "hook"]
-BOARD_M = ["lantern", "chest", "parrot", "pistol", "hook", "rum", "hook", "parrot", "lantern", "chest", "pistol", "rum", "parrot", "chest", "lantern", "rum", "hook", "pistol", "lantern", "chest", "parrot", "hook", "rum", "pistol", "rum", "hook", "chest", "pistol", "parrot", "lantern", "hook", "parrot", "pistol", "rum", "lantern", "chest"]
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+BOARD_B = _words("""
+hook pistol lantern rum parrot chest parrot lantern hook chest rum pistol pistol hook rum
+lantern chest parrot parrot chest rum pistol lantern hook rum parrot chest hook pistol
+lantern chest rum pistol parrot lantern hook
+""")
+BOARD_M = _words("""
+lantern chest parrot pistol hook rum hook parrot lantern chest pistol rum parrot chest
+lantern rum hook pistol lantern chest parrot hook rum pistol rum hook chest pistol parrot
+lantern hook parrot pistol rum lantern chest
+""")
 
 
 def game(n: int, squares: list[str], pirates: dict[int, dict[Any, int]], hands: dict[int, list],
@@ -248,7 +261,10 @@ def test_s20_resigning() -> None:
 
 
 def test_s19_tortuga() -> None:
-    jungle = ["chest", "rum", "hook", "lantern", "pistol", "parrot", "pistol", "lantern", "rum", "parrot", "chest", "hook", "rum", "pistol", "chest", "parrot", "lantern", "hook", "parrot", "hook", "lantern", "chest", "rum", "pistol"]
+    jungle = _words("""
+    chest rum hook lantern pistol parrot pistol lantern rum parrot chest hook rum pistol
+    chest parrot lantern hook parrot hook lantern chest rum pistol
+    """)
     state = game(2, jungle, {0: {"wreck": 5, "cove": 1}, 1: {23: 1}}, {0: ["rum-06"]},
                  ["hook-01"], route="tortuga", tiles=4)
     rejects(state, 0, {"type": "back", "from": "wreck"}, "no_square_behind")
