@@ -193,6 +193,33 @@ def forward(state: State, seat: int, loc: int | str, symbol: str) -> int | str:
     return end
 
 
+def forward_all(state: State, seat: int, loc: int | str) -> dict[str, int | str]:
+    """Forward(L, s) for every symbol s at once (one scan; for listing): symbol -> where a
+    card of it takes the pirate; a symbol is missing where the move is illegal."""
+    try:
+        start, first, last, end = _not_at_end(state, loc)
+    except IllegalMove:
+        return {}
+    squares, occ = state["squares"], state["occ"]
+    found: dict[str, int | str] = {}
+    for q in range(first if loc == start else int(loc) + 1, last + 1):
+        if occ[q] == 0 and squares[q] not in found:
+            found[squares[q]] = q
+            if len(found) == 6:
+                return found
+    try:
+        _entry(state, seat, end)
+    except IllegalMove:
+        return found
+    for symbol in _data_symbols(state):
+        found.setdefault(symbol, end)
+    return found
+
+
+def _data_symbols(state: State) -> tuple[str, ...]:
+    return DATASETS.load(state["options"]["tile_data"]).symbols
+
+
 def back(state: State, loc: int | str) -> tuple[int, int]:
     """Back(L): the nearest square behind with 1 or 2 pirates, and that count."""
     start, first, last, end = segment(state, part_of(state, loc))

@@ -15,7 +15,16 @@ from typing import Any
 from engines.cartagena import board as B
 from engines.cartagena.data import TileData, symbol_of
 from engines.cartagena.texts import fail
-from engines.contract import Decision, Event, Move, Result, Rng, State, close_decision
+from engines.contract import (
+    Decision,
+    Event,
+    IllegalMove,
+    Move,
+    Result,
+    Rng,
+    State,
+    close_decision,
+)
 
 LOCATIONS = ("prison", "wreck", "ship", "cove")
 #: move type -> (phase it answers, required fields)
@@ -354,19 +363,23 @@ def legal_moves(state: State, seat: int) -> Iterator[Move]:
             yield {"type": "discard", "cards": [c]}
         return
     own = [B.loc_value(k) for k in state["pirates"][str(seat)]]
-    for card in _kinds(data, hand):
-        for loc in own:
-            if _ok(_check_play, state, seat, {"card": card, "from": loc}):
-                yield {"type": "play", "card": card, "from": loc}
+    kinds = _kinds(data, hand)
+    if kinds:
+        reach = {loc: B.forward_all(state, seat, loc) for loc in own}
+        for card in kinds:
+            symbol = symbol_of(card)
+            for loc in own:
+                if symbol in reach[loc]:
+                    yield {"type": "play", "card": card, "from": loc}
     for loc in own:
-        if _ok(_check_back, state, seat, {"from": loc}):
+        if _mode_allows(state, loc, "back") and _ok(B.back, state, loc):
             yield {"type": "back", "from": loc}
     for other in range(state["n"]):
         if other == seat or state["resigned"][other]:
             continue
         for key in state["pirates"][str(other)]:
             loc = B.loc_value(key)
-            if _ok(_check_morgan, state, seat, {"seat": other, "from": loc}):
+            if _mode_allows(state, loc, "morgan") and _ok(B.morgan_dest, state, other, loc):
                 yield {"type": "morgan", "seat": other, "from": loc}
     if state["route"] == "complete" and _ok(_check_sail, state, seat, {}):
         yield {"type": "sail"}
@@ -376,11 +389,10 @@ def legal_moves(state: State, seat: int) -> Iterator[Move]:
         yield {"type": "end_turn"}
 
 
-def _ok(checker: Any, state: State, seat: int, move: Move) -> bool:
-    from engines.contract import IllegalMove
-
+def _ok(checker: Any, *args: Any) -> bool:
+    """Whether a check passes (for listing the few moves where an exception is cheap)."""
     try:
-        checker(state, seat, move)
+        checker(*args)
     except IllegalMove:
         return False
     return True
