@@ -38,15 +38,7 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
         if finished or not engine.is_secret(move):
             entry["envelope"] = envelope
         entries.append(entry)
-    draws = []
-    for d in store.draws(game.id):
-        if d.pop("secret", False) and not finished:
-            # a secret shuffle's items would show what it hides (a hand): neither the
-            # parameters nor the result of a secret draw appear before the end
-            d["params"] = None
-            d["result"] = None
-            d["redacted"] = True
-        draws.append(d)
+    draws = [bundle_draw(d, finished) for d in store.draws(game.id)]
     players = []
     for seat, pid in enumerate(game.players):
         keys = {}
@@ -82,3 +74,14 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
     bundle["signature"] = signing.b64url_encode(
         server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
     return bundle
+
+
+def bundle_draw(draw: dict[str, Any], finished: bool) -> dict[str, Any]:
+    """A stored draw as the bundle shows it (docs/audit.md §5): a secret draw shows neither
+    its parameters nor its result before the end, since a secret shuffle's items would show
+    what it hides (a hand)."""
+    if draw.pop("secret", False) and not finished:
+        draw["params"] = None
+        draw["result"] = None
+        draw["redacted"] = True
+    return draw

@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service import signing
+from service.audit import bundle_draw
 from service.verify import verify_bundle
 
 VECTORS = Path(__file__).resolve().parents[1] / "docs" / "audit-vectors.json"
@@ -201,7 +202,18 @@ def build_vectors() -> dict[str, Any]:
         "state_hash": _state_hash(),
         "chain": _chain_and_receipt(),
         "example_bundle": _example_bundle(),
+        "secret_draw": _secret_draw(),
     }
+
+
+def _secret_draw() -> dict[str, Any]:
+    """A secret shuffle as drawn, as a running game's bundle shows it, and after the end."""
+    rng = AuditedRng(bytes.fromhex(_seeds()["move_key_hex"]))
+    rng.shuffle("hand-order", ["rum-01", "pistol-02", "hook-03"], secret=True)
+    drawn = {"index": 0, "step": 3, "seq": 4, **rng.draws[0]}
+    return {"as_drawn": dict(drawn),
+            "during_play": bundle_draw(dict(drawn), finished=False),
+            "after_the_end": bundle_draw(dict(drawn), finished=True)}
 
 
 def write_vectors() -> None:
@@ -324,6 +336,18 @@ def test_example_bundle_verifies(vectors) -> None:
     assert not verify_bundle(bundle).ok
 
 
+def test_a_secret_draw_is_redacted_in_full_during_play(vectors) -> None:
+    secret = vectors["secret_draw"]
+    assert secret["as_drawn"]["secret"] is True and secret["as_drawn"]["params"]["items"]
+    assert secret["during_play"] == {"index": 0, "step": 3, "seq": 4, "purpose": "hand-order",
+                                     "kind": "shuffle", "params": None, "result": None,
+                                     "redacted": True}
+    after = secret["after_the_end"]
+    assert "secret" not in after and "redacted" not in after
+    assert sorted(after["result"]) == sorted(after["params"]["items"])
+
+
 if __name__ == "__main__":
     write_vectors()
     sys.stdout.write(f"wrote {VECTORS}\n")
+
