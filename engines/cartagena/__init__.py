@@ -44,6 +44,8 @@ class Cartagena:
                 {"draw_mode": {"tunnel": "morgan", "jungle": "morgan"}}),
         Variant("rascals", "Rascals with Morgan and moving back both allowed",
                 {"rascals": True, "draw_mode": {"tunnel": "both", "jungle": "both"}}),
+        Variant("caribbean-witch", "The Caribbean Witch: spells and chest tokens",
+                {"witch": True}),
     )
     options: Mapping[str, OptionSpec] = MappingProxyType(board.OPTIONS)
     platform_aliases: Mapping[str, str] = MappingProxyType({})

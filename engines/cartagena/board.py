@@ -38,6 +38,8 @@ OPTIONS: dict[str, OptionSpec] = {
                             "another's pirate forward to draw) or both (§9 Morgan)."),
     "rascals": OptionSpec(False, (False, True), "Rascals: a dark card played makes the others "
                           "discard down to 7 (§5.4)."),
+    "witch": OptionSpec(False, (False, True), "The Caribbean Witch: spells and chest tokens "
+                        "(§5.5, §5.6)."),
     "tile_data": DATASETS.option("The tile sequences and card set (house data, §2.3)."),
 }
 HAND = 6
@@ -103,6 +105,12 @@ def setup(options: Mapping[str, JSON], n: int, rng: Rng) -> State:
         layout.append({"tile": tile, "side": side, "reversed": reversed_})
     tunnel = 6 * sum(1 for _, side in placed if side == "tunnel") if route == "complete" \
         else len(squares) - 1
+    chests: dict[str, Any] = {"chests": {}, "chests_aside": [], "chests_opened": []}
+    if options["witch"]:
+        tokens = rng.shuffle("chest-tokens", list(data.chests), secret=True)
+        on = [q for q in range(1, len(squares)) if squares[q] == "chest"]
+        chests = {"chests": {str(q): t for q, t in zip(on, tokens, strict=False)},
+                  "chests_aside": tokens[len(on):], "chests_opened": []}
     cards = rng.shuffle("deck-initial", list(data.cards), secret=True)
     hands: dict[str, list[str]] = {str(s): [] for s in range(n)}
     for i in range(HAND * n):
@@ -116,7 +124,7 @@ def setup(options: Mapping[str, JSON], n: int, rng: Rng) -> State:
         "hands": hands, "deck": cards[HAND * n:], "discard": [],
         "active": 0, "actions": 0, "captain": False, "free_sail_used": False,
         "phase": "action", "to_act": [0], "owed": {}, "pending": {}, "end_after_discard": False,
-        "resigned": [False] * n, "result": None,
+        "resigned": [False] * n, "result": None, **chests,
     }
 
 
@@ -274,6 +282,7 @@ def draw(state: State, seat: int, k: int, rng: Rng, events: list[dict[str, Any]]
                                 secret=True)
             state["deck"] = [state["discard"][i] for i in order]
             state["discard"] = []
+            state.pop("known_deck", None)  # a lantern's knowledge ends with a reshuffle
             events.append({"type": "deck_reshuffled", "cards": len(state["deck"])})
         if not state["deck"]:
             break

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engines.cartagena import board as B
+from engines.cartagena import witch
 from engines.cartagena.data import TileData, symbol_of
 from engines.cartagena.texts import fail
 from engines.contract import (
@@ -33,6 +34,9 @@ FIELDS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "morgan": ("action", ("seat", "from")), "sail": ("action", ()),
     "pass": ("action", ()), "end_turn": ("action", ()),
     "discard": ("discard", ("cards",)), "discard_random": ("discard", ()),
+    "spell": ("action", ("cards",)), "pistol_take": ("pistol_take", ("card",)),
+    "rum_deal": ("rum_deal", ("keep", "give")), "lantern_keep": ("lantern_keep",
+                                                                 ("keep", "return")),
     "resign": (None, ()),
 }
 
@@ -161,9 +165,20 @@ def _check_discard(state: State, seat: int, move: Move) -> Any:
     return None
 
 
+def _check_spell(state: State, seat: int, move: Move) -> Any:
+    return witch.check_spell(state, seat, move, _location)
+
+
+def _check_answer(kind: str) -> Any:
+    def checker(state: State, seat: int, move: Move) -> None:
+        witch.check_answer(state, seat, kind, move)
+    return checker
+
+
 CHECKS = {"play": _check_play, "back": _check_back, "morgan": _check_morgan,
           "sail": _check_sail, "pass": _check_pass, "end_turn": _check_end,
-          "discard": _check_discard, "discard_random": lambda s, seat, m: None}
+          "discard": _check_discard, "discard_random": lambda s, seat, m: None,
+          "spell": _check_spell, **{k: _check_answer(k) for k in witch.FOLLOW_KINDS}}
 
 
 def check(state: State, seat: int, move: Any) -> None:
@@ -182,6 +197,11 @@ def apply(state: State, seat: int, move: Any, rng: Rng) -> tuple[State, list[Eve
     elif kind in ("discard", "discard_random"):
         cards = move["cards"] if kind == "discard" else _random_discard(state, seat, rng)
         _discard(state, seat, cards, events)
+    elif kind in witch.FOLLOW_KINDS:
+        close_decision(state)
+        dark = state["follow"].get("dark", False)
+        witch.answer(state, seat, kind, move, rng, events)
+        _after_action(state, dark, events)
     else:
         close_decision(state)
         _action(state, seat, kind, move, checked, rng, events)
@@ -220,6 +240,14 @@ def _action(state: State, seat: int, kind: str, move: Move, checked: Any, rng: R
         events.append({"type": "moved_back", "seat": seat, "from": loc, "to": dest,
                        "draws": count})
         B.draw(state, seat, count, rng, events)
+    elif kind == "spell":
+        state["actions"] += 1
+        dark = any(c in _data(state).dark for c in checked["cards"])
+        if witch.cast(state, seat, checked, rng, events):
+            state["follow"]["dark"] = dark
+            return  # the follow-up decision answers first (§4 "After each action")
+        _after_action(state, dark, events)
+        return
     else:  # morgan
         loc, (dest, count) = checked
         B.move_pirate(state, move["seat"], loc, dest)
@@ -227,12 +255,19 @@ def _action(state: State, seat: int, kind: str, move: Move, checked: Any, rng: R
                        "to": dest, "draws": count})
         B.draw(state, seat, count, rng, events)
     state["actions"] += 1
+    _after_action(state, dark, events)
+
+
+def _after_action(state: State, dark: bool, events: list[Event]) -> None:
+    """§4 "After each action" (a spell's once its follow-up is answered): the win check, the
+    Rascals check, the end of the turn after the third action."""
     if _win_check(state, events):
         return
     if dark and state["options"]["rascals"] and _open_discard(state, events):
         return
     if state["actions"] == 3:
         _next_turn(state, events)
+
 
 
 def _data(state: State) -> TileData:
@@ -331,6 +366,15 @@ def _resign(state: State, seat: int, rng: Rng, events: list[Event]) -> None:
     if len(live) == 1:
         _finish(state, live, "resigned", events)
         return
+    follow = state.get("follow")
+    if follow is not None and seat == state["active"]:
+        witch.drop_follow(state)
+        state["phase"] = "action"
+    elif follow is not None and follow.get("target") == seat:
+        state.pop("follow")  # a pistol on a seat that leaves ends without effect
+        state["phase"] = "action"
+        _after_action(state, follow.get("dark", False), events)
+        return
     if state["phase"] == "discard":
         if seat in state["to_act"]:
             state["to_act"].remove(seat)
@@ -362,6 +406,9 @@ def legal_moves(state: State, seat: int) -> Iterator[Move]:
         for c in _kinds(data, hand):
             yield {"type": "discard", "cards": [c]}
         return
+    if state["phase"] in witch.FOLLOW_KINDS:
+        yield from witch.answers(state, seat)
+        return
     own = [B.loc_value(k) for k in state["pirates"][str(seat)]]
     kinds = _kinds(data, hand)
     if kinds:
@@ -381,6 +428,8 @@ def legal_moves(state: State, seat: int) -> Iterator[Move]:
             loc = B.loc_value(key)
             if _mode_allows(state, loc, "morgan") and _ok(B.morgan_dest, state, other, loc):
                 yield {"type": "morgan", "seat": other, "from": loc}
+    if state["options"]["witch"]:
+        yield from witch.spells(state, seat, kinds, data)
     if state["route"] == "complete" and _ok(_check_sail, state, seat, {}):
         yield {"type": "sail"}
     if not hand and not state["actions"]:
@@ -404,6 +453,8 @@ def default_move(state: State, seat: int) -> Move | None:
         return None
     if state["phase"] == "discard":
         return {"type": "discard_random"}
+    if state["phase"] in witch.FOLLOW_KINDS:
+        return witch.default_answer(state, seat)
     if state["actions"]:
         return {"type": "end_turn"}
     if not state["hands"][str(seat)]:
@@ -412,8 +463,10 @@ def default_move(state: State, seat: int) -> Move | None:
 
 
 def is_secret(move: Move) -> bool:
-    """A Rascals discard comes from a hidden hand; the others see it when all are done."""
-    return isinstance(move, dict) and move.get("type") in ("discard", "discard_random")
+    """A Rascals discard comes from a hidden hand (the others see it when all are done); the
+    witch's follow-ups name cards only the caster (and a recipient) may see."""
+    return isinstance(move, dict) and move.get("type") in (
+        "discard", "discard_random", *witch.FOLLOW_KINDS)
 
 
 def result(state: State) -> Result | None:

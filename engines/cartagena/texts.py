@@ -10,7 +10,7 @@ MESSAGES: dict[str, str] = {
     "unknown_move_type": "Unknown move type.",
     "malformed_move": "A field is missing or invalid.",
     "decision_pending": "Another decision is expected now.",
-    "variant_not_enabled": "That variant is not enabled in this game (sail).",
+    "variant_not_enabled": "That variant is not enabled in this game (sail, spell).",
     "invalid_seat": "No such seat in the game.",
     "card_not_in_hand": "You do not hold that card.",
     "duplicate_card": "The same card is named twice.",
@@ -31,6 +31,17 @@ MESSAGES: dict[str, str] = {
     "pass_after_action": "Pass only before your first action.",
     "pass_hand_not_empty": "Pass only with an empty hand.",
     "discard_wrong_count": "Discard at least 1 card and no more than you still owe.",
+    "spell_card_count": "Wrong number of cards for this spell.",
+    "spell_card_mismatch": "The cards do not fit the spell (the parrot needs 2 parrots).",
+    "invalid_wild_symbol": "The wild symbol must be a symbol other than the parrot.",
+    "pistol_bad_target": "The pistol's target must be another seat still in the game.",
+    "pistol_target_empty": "The target has no cards.",
+    "not_in_target_hand": "That card is not in the target's hand.",
+    "hook_needs_two_pirates": "You need two of your pirates at that location.",
+    "no_chest_here": "There is no chest token on that square.",
+    "not_a_drawn_card": "That card was not drawn for this spell.",
+    "rum_bad_split": "Keep 2 and give 1 to each other seat, each drawn card once.",
+    "lantern_bad_split": "Keep 1 and return all the other drawn cards.",
 }
 
 

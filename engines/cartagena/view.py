@@ -31,6 +31,25 @@ def view(state: State, seat: int | None) -> dict[str, JSON]:
         "phase": state["phase"], "to_act": list(state["to_act"]),
         "resigned": list(state["resigned"]), "result": state["result"],
     }
+    if state["options"].get("witch"):
+        out["chests"] = {"squares": sorted(int(q) for q in state["chests"]),
+                         "aside": len(state["chests_aside"]),
+                         "opened": list(state["chests_opened"])}
+    follow = state.get("follow")
+    if follow is not None:
+        shown: dict[str, Any] = {"kind": follow["kind"]}
+        if "target" in follow:
+            shown["target"] = follow["target"]
+        if seat == state["active"]:  # only the caster sees what the spell put in front of it
+            if "target" in follow:
+                shown["target_hand"] = sorted(state["hands"][str(follow["target"])])
+            else:
+                shown["drawn"] = sorted(follow["drawn"])
+        out["spell"] = shown
+    known = state.get("known_deck")
+    if known and seat == state.get("known_by"):
+        out["known_deck"] = [{"depth": state["deck"].index(c), "card": c} for c in known
+                             if c in state["deck"]]
     if seat is not None:
         out["hand"] = sorted(state["hands"][str(seat)])
         if str(seat) in state["pending"]:
@@ -46,6 +65,13 @@ def view_event(event: Event, seat: int | None) -> Event | None:
         return {"type": "drew", "seat": event["seat"], "count": len(event["cards"])}
     if kind == "discard_named" and seat != event["seat"]:
         return None
+    if kind == "pistol_took" and seat not in (event["seat"], event["target"]):
+        return {"type": "pistol_took", "seat": event["seat"], "target": event["target"]}
+    if kind == "lantern_kept" and seat != event["seat"]:
+        return {"type": "lantern_kept", "seat": event["seat"], "returned": len(event["return"])}
+    if kind == "rum_dealt" and seat != event["seat"]:
+        return {**event, "keep": len(event["keep"]),
+                "give": [g if g["seat"] == seat else {"seat": g["seat"]} for g in event["give"]]}
     return event
 
 

@@ -11,7 +11,7 @@ from tests.api.helpers import new_game, play_out, view
 
 @pytest.mark.parametrize(("seats", "options"), [
     (2, {}), (3, {"route": "complete", "draw_mode": {"tunnel": "both", "jungle": "morgan"},
-                  "rascals": True, "pirates": 4}),
+                  "rascals": True, "witch": True, "pirates": 4}),
     (3, {"route": "tortuga", "tiles": 4, "pirates": 4}),
 ])
 def test_whole_game_through_the_api(client, run_jobs, seats: int, options: dict) -> None:

@@ -282,7 +282,7 @@ def test_options_and_variants() -> None:
         assert E.validate_options(once, 3) == once
     for bad in ({"tiles": 9}, {"pirates": 3}, {"route": "complete", "tiles": 6},
                 {"route": "complete", "tiles": {"tunnel": 2, "jungle": 3}},
-                {"draw_mode": {"tunnel": "fly", "jungle": "back"}}, {"witch": True}):
+                {"draw_mode": {"tunnel": "fly", "jungle": "back"}}, {"witch": 1}):
         with pytest.raises(IllegalMove) as err:
             E.validate_options(bad, 3)
         assert err.value.code == "invalid_options"
@@ -320,6 +320,11 @@ def _hidden(state: dict, seat: int | None) -> set[str]:
     for s in range(state["n"]):
         if s != seat:
             out |= set(state["hands"][str(s)]) | set(state["pending"].get(str(s), []))
+    if seat is not None and seat == state.get("known_by"):
+        out -= set(state.get("known_deck") or [])  # the lantern showed them to this seat
+    follow = state.get("follow") or {}
+    if "target" in follow and seat == state["active"]:
+        out -= set(state["hands"][str(follow["target"])])  # the pistol shows the caster
     return out
 
 
@@ -345,3 +350,99 @@ def test_random_games_end_and_never_show_hidden_cards(variant: str) -> None:
                           or f" {c}" in shown}
                 assert not leaked, (variant, who, leaked, move)
         assert E.result(state) is not None
+
+
+# ---- the Caribbean Witch (S14-S18) -------------------------------------------------------
+
+
+def test_s14_the_hook_moves_two_pirates() -> None:
+    state = _board_m({1: {"ship": 2, 7: 1}}, {1: ["hook-05", "lantern-04"]}, active=1,
+                     witch=True)
+    state["shore"] = "tortuga"
+    spell = {"type": "spell", "cards": ["hook-05", "lantern-04"], "from": 7}
+    rejects(state, 1, spell, "hook_needs_two_pirates")
+    send(state, 1, {**spell, "from": "ship"})
+    assert at(state, 1).get("19") == 2 and state["actions"] == 1
+
+
+def test_s15_the_pistol() -> None:
+    state = game(3, BOARD_B, {}, {1: ["pistol-07"], 0: ["rum-03", "chest-05"]}, ["parrot-10"],
+                 active=1, witch=True)
+    rejects(state, 1, {"type": "spell", "cards": ["pistol-07"], "target": 1},
+            "pistol_bad_target")
+    send(state, 1, {"type": "spell", "cards": ["pistol-07"], "target": 0})
+    assert E.decision(state)["step_kind"] == "pistol_take"
+    assert E.view(state, 1)["spell"]["target_hand"] == ["chest-05", "rum-03"]
+    assert "target_hand" not in E.view(state, 2)["spell"]
+    assert "rum-03" not in json.dumps(E.view(state, 2))
+    rejects(state, 1, {"type": "play", "card": "pistol-07", "from": "prison"},
+            "decision_pending")
+    rejects(state, 1, {"type": "pistol_take", "card": "hook-01"}, "not_in_target_hand")
+    events = send(state, 1, {"type": "pistol_take", "card": "chest-05"})
+    assert state["hands"]["1"] == ["chest-05"] and state["hands"]["0"] == ["rum-03", "parrot-10"]
+    assert E.view_event(events[0], 2) == {"type": "pistol_took", "seat": 1, "target": 0}
+    assert E.is_secret({"type": "pistol_take", "card": "chest-05"})
+
+
+def test_s16_rum_and_lantern() -> None:
+    state = game(3, BOARD_B, {}, {1: ["rum-09"]}, ["hook-10", "lantern-11", "pistol-12",
+                                                     "chest-14"], active=1, witch=True)
+    send(state, 1, {"type": "spell", "cards": ["rum-09"]})
+    assert E.view(state, 1)["spell"]["drawn"] == ["chest-14", "hook-10", "lantern-11",
+                                                  "pistol-12"]
+    rejects(state, 1, {"type": "rum_deal", "keep": ["hook-10", "chest-14"],
+                       "give": [{"seat": 0, "card": "lantern-11"},
+                                {"seat": 0, "card": "pistol-12"}]}, "rum_bad_split")
+    events = send(state, 1, {"type": "rum_deal", "keep": ["hook-10", "chest-14"],
+                             "give": [{"seat": 0, "card": "lantern-11"},
+                                      {"seat": 2, "card": "pistol-12"}]})
+    assert state["hands"]["1"] == ["hook-10", "chest-14"]
+    assert state["hands"]["0"] == ["lantern-11"] and state["hands"]["2"] == ["pistol-12"]
+    dealt = next(e for e in events if e["type"] == "rum_dealt")
+    assert E.view_event(dealt, 0)["give"] == [{"seat": 0, "card": "lantern-11"}, {"seat": 2}]
+    lantern = game(3, BOARD_B, {}, {1: ["lantern-06"]}, ["rum-10", "parrot-11", "hook-12",
+                                                          "pistol-13", "chest-15"],
+                   active=1, witch=True)
+    send(lantern, 1, {"type": "spell", "cards": ["lantern-06"]})
+    rejects(lantern, 1, {"type": "lantern_keep", "keep": "parrot-11",
+                         "return": ["pistol-13", "rum-10"]}, "lantern_bad_split")
+    send(lantern, 1, {"type": "lantern_keep", "keep": "parrot-11",
+                      "return": ["pistol-13", "rum-10", "hook-12"]})
+    assert lantern["deck"] == ["pistol-13", "rum-10", "hook-12", "chest-15"]
+    assert [k["depth"] for k in E.view(lantern, 1)["known_deck"]] == [0, 1, 2]
+    assert "known_deck" not in E.view(lantern, 0)
+
+
+def test_s17_the_parrot_wild_card() -> None:
+    state = game(3, BOARD_B, {1: {13: 1}, 0: {14: 1}}, {1: ["parrot-03", "parrot-08",
+                                                             "rum-11"]}, active=1, witch=True)
+    rejects(state, 1, {"type": "spell", "cards": ["parrot-03", "rum-11"], "symbol": "hook",
+                       "from": 13}, "spell_card_mismatch")
+    rejects(state, 1, {"type": "spell", "cards": ["parrot-03", "parrot-08"], "symbol": "parrot",
+                       "from": 13}, "invalid_wild_symbol")
+    send(state, 1, {"type": "spell", "cards": ["parrot-03", "parrot-08"], "symbol": "hook",
+                    "from": 13})
+    assert at(state, 1).get("24") == 1
+
+
+def test_s18_chests_and_the_snake() -> None:
+    state = game(3, BOARD_B, {1: {17: 1, 20: 1}, 0: {15: 1}},
+                 {1: ["chest-03", "chest-04", "chest-05"]},
+                 ["rum-01", "rum-02", "rum-03"], active=1, witch=True)
+    state["chests"] = {"6": "treasure-1a", "10": "empty", "17": "snake", "20": "treasure-2b",
+                       "27": "treasure-3a", "31": "treasure-1b"}
+    state["chests_aside"] = ["treasure-2a", "treasure-3b"]
+    assert E.view(state, 0)["chests"] == {"squares": [6, 10, 17, 20, 27, 31], "aside": 2,
+                                          "opened": []}
+    send(state, 1, {"type": "spell", "cards": ["chest-03"], "from": 20})
+    assert state["chests_opened"] == ["treasure-2b"] and len(state["hands"]["1"]) == 4
+    rejects(state, 1, {"type": "spell", "cards": ["chest-04"], "from": 12}, "no_pirate_there")
+    order = ["empty", "snake", "treasure-1a", "treasure-1b", "treasure-2a", "treasure-2b",
+             "treasure-3a", "treasure-3b"]
+    E.apply(state, 1, {"type": "spell", "cards": ["chest-04"], "from": 17},
+            ScriptedRng([order]))
+    assert at(state, 1).get("11") == 1 and state["chests_opened"] == []
+    assert sorted(state["chests"]) == ["10", "17", "20", "27", "31", "6"]
+    assert len(state["chests_aside"]) == 2
+    state["active"], state["actions"], state["to_act"] = 1, 0, [1]
+    rejects(state, 1, {"type": "spell", "cards": ["chest-05"], "from": 11}, "no_chest_here")
