@@ -183,11 +183,19 @@ def _not_at_end(state: State, loc: int | str) -> tuple[str, int, int, str]:
 
 
 def _entry(state: State, seat: int, dest: int | str, movers: int = 1) -> None:
+    code = _entry_refusal(state, seat, dest, movers)
+    if code:
+        raise fail(code)
+
+
+def _entry_refusal(state: State, seat: int, dest: int | str, movers: int = 1) -> str | None:
+    """Why `movers` pirates of `seat` may not enter `dest` (only the ship has limits)."""
     if state["route"] == "complete" and dest == "ship":
         if state["shore"] != "cartagena":
-            raise fail("ship_not_at_cartagena")
+            return "ship_not_at_cartagena"
         if aboard(state, seat) + movers > 3:
-            raise fail("ship_crew_limit")
+            return "ship_crew_limit"
+    return None
 
 
 def forward(state: State, seat: int, loc: int | str, symbol: str) -> int | str:
@@ -204,9 +212,8 @@ def forward(state: State, seat: int, loc: int | str, symbol: str) -> int | str:
 def forward_all(state: State, seat: int, loc: int | str) -> dict[str, int | str]:
     """Forward(L, s) for every symbol s at once (one scan; for listing): symbol -> where a
     card of it takes the pirate; a symbol is missing where the move is illegal."""
-    try:
-        start, first, last, end = _not_at_end(state, loc)
-    except IllegalMove:
+    start, first, last, end = segment(state, part_of(state, loc))
+    if loc == end:
         return {}
     squares, occ = state["squares"], state["occ"]
     found: dict[str, int | str] = {}
@@ -215,17 +222,58 @@ def forward_all(state: State, seat: int, loc: int | str) -> dict[str, int | str]
             found[squares[q]] = q
             if len(found) == 6:
                 return found
-    try:
-        _entry(state, seat, end)
-    except IllegalMove:
+    if _entry_refusal(state, seat, end):
         return found
     for symbol in _data_symbols(state):
-        found.setdefault(symbol, end)
+        if symbol not in found:
+            found[symbol] = end
     return found
 
 
 def _data_symbols(state: State) -> tuple[str, ...]:
     return DATASETS.load(state["options"]["tile_data"]).symbols
+
+
+class Span:
+    """One part of the route as `legal_moves` sees it: its ends and, from one scan, the lowest
+    and highest squares holding 1 or 2 pirates (where moving back and Morgan can land)."""
+
+    __slots__ = ("start", "first", "last", "end", "low", "high")
+
+    def __init__(self, state: State, part: str) -> None:
+        self.start, self.first, self.last, self.end = segment(state, part)
+        occ = state["occ"]
+        self.low = self.high = None
+        for q in range(self.first, self.last + 1):
+            if 0 < occ[q] < 3:
+                self.low = q
+                break
+        for q in range(self.last, (self.low or self.last + 1) - 1, -1):
+            if 0 < occ[q] < 3:
+                self.high = q
+                break
+
+    def can_back(self, loc: int | str) -> bool:
+        """Whether `back(state, loc)` finds a square (its only failures)."""
+        if loc == self.start or self.low is None:
+            return False
+        return loc == self.end or self.low < int(loc)
+
+    def can_morgan(self, state: State, seat: int, loc: int | str) -> bool:
+        """Whether `morgan_dest(state, seat, loc)` succeeds."""
+        if loc == self.end:
+            return False
+        if self.high is not None and (loc == self.start or self.high > int(loc)):
+            return True
+        return _entry_refusal(state, seat, self.end) is None
+
+
+def spans(state: State) -> dict[str, Span]:
+    """The parts of the route by name (one for escape and tortuga, two for complete)."""
+    if state["route"] == "complete":
+        return {"tunnel": Span(state, "tunnel"), "jungle": Span(state, "jungle")}
+    part = "jungle" if state["route"] == "tortuga" else "tunnel"
+    return {part: Span(state, part)}
 
 
 def back(state: State, loc: int | str) -> tuple[int, int]:

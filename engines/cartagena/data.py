@@ -28,6 +28,8 @@ class TileData:
     dark: frozenset[str]
     #: chest token id -> cards its opener draws
     chests: dict[str, int]
+    #: card id -> (symbol, dark): the kind that makes two cards interchangeable
+    kind: dict[str, tuple[str, bool]]
 
 
 def parse_data(raw: Any) -> TileData:
@@ -52,9 +54,9 @@ def parse_data(raw: Any) -> TileData:
         raise ValueError("eight tiles numbered 1-8")
     cards = tuple(f"{s}-{i:02d}" for s in symbols for i in range(1, per + 1))
     chests = {c["id"]: int(c["draw"]) for c in raw["chest_tokens"]}
-    return TileData(raw["id"], tuple(symbols), tiles, cards,
-                    frozenset(f"{s}-{i:02d}" for s in symbols for i in range(1, dark + 1)),
-                    chests)
+    darks = frozenset(f"{s}-{i:02d}" for s in symbols for i in range(1, dark + 1))
+    kind = {c: (symbol_of(c), c in darks) for c in cards}
+    return TileData(raw["id"], tuple(symbols), tiles, cards, darks, chests, kind)
 
 
 DATASETS: DataSets[TileData] = DataSets(DATA_DIR, DEFAULT, parse_data, prefix="cartagena-")

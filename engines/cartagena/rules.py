@@ -43,7 +43,8 @@ FIELDS: dict[str, tuple[str | None, tuple[str, ...]]] = {
 
 def decision(state: State) -> Decision:
     return {"step": state["step"], "step_kind": state["phase"],
-            "to_act": list(state["to_act"]), "legal_moves_complete": True}
+            "to_act": list(state["to_act"]),
+            "legal_moves_complete": state["phase"] != "rum_deal"}
 
 
 # ---- checking ----------------------------------------------------------------------------
@@ -275,8 +276,10 @@ def _data(state: State) -> TileData:
 
 
 def _win_check(state: State, events: list[Event]) -> bool:
+    finish, crew = B.FINISH[state["route"]], state["options"]["pirates"]
+    pirates = state["pirates"]
     for s in range(state["n"]):
-        if not state["resigned"][s] and B.escaped(state, s):
+        if pirates[str(s)].get(finish) == crew and not state["resigned"][s]:
             _finish(state, [s], "all_pirates_escaped", events)
             return True
     return False
@@ -392,50 +395,64 @@ def _resign(state: State, seat: int, rng: Rng, events: list[Event]) -> None:
 def _kinds(data: TileData, cards: list[str]) -> list[str]:
     """The lowest id of each kind of card (symbol and background), sorted."""
     first: dict[tuple[str, bool], str] = {}
+    kind = data.kind
     for c in sorted(cards):
-        first.setdefault((symbol_of(c), c in data.dark), c)
+        k = kind[c]
+        if k not in first:
+            first[k] = c
     return sorted(first.values())
 
 
 def legal_moves(state: State, seat: int) -> Iterator[Move]:
+    """Every action, one card of each kind standing for its kind; built as a list (cheaper
+    than a generator's ~30 resumptions per decision where Morgan is on)."""
     if state["result"] is not None or seat not in state["to_act"]:
-        return
+        return iter(())
     data = _data(state)
     hand = state["hands"][str(seat)]
     if state["phase"] == "discard":
-        for c in _kinds(data, hand):
-            yield {"type": "discard", "cards": [c]}
-        return
+        return iter([{"type": "discard", "cards": [c]} for c in _kinds(data, hand)])
     if state["phase"] in witch.FOLLOW_KINDS:
-        yield from witch.answers(state, seat)
-        return
-    own = [B.loc_value(k) for k in state["pirates"][str(seat)]]
+        return iter(witch.answers(state, seat))
+    own = [int(k) if k.isdigit() else k for k in state["pirates"][str(seat)]]
     kinds = _kinds(data, hand)
-    if kinds:
-        reach = {loc: B.forward_all(state, seat, loc) for loc in own}
-        for card in kinds:
-            symbol = symbol_of(card)
-            for loc in own:
-                if symbol in reach[loc]:
-                    yield {"type": "play", "card": card, "from": loc}
-    for loc in own:
-        if _mode_allows(state, loc, "back") and _ok(B.back, state, loc):
-            yield {"type": "back", "from": loc}
+    reach = {loc: B.forward_all(state, seat, loc) for loc in own} if kinds else {}
+    out: list[Move] = [{"type": "play", "card": card, "from": loc} for card in kinds
+                       for loc in own if data.kind[card][0] in reach[loc]]
+    spans = B.spans(state)
+    modes = state["options"]["draw_mode"]
+    out += [{"type": "back", "from": loc} for loc in own
+            if modes[part := B.part_of(state, loc)] != "morgan" and spans[part].can_back(loc)]
+    if any(mode != "back" for mode in modes.values()):
+        out += _morgans(state, seat, spans, modes)
+    if state["options"]["witch"]:
+        out += witch.spells(state, seat, kinds, data, reach)
+    if state["route"] == "complete" and _ok(_check_sail, state, seat, {}):
+        out.append({"type": "sail"})
+    if not hand and not state["actions"]:
+        out.append({"type": "pass"})
+    if state["actions"]:
+        out.append({"type": "end_turn"})
+    return iter(out)
+
+
+def _morgans(state: State, seat: int, spans: dict[str, B.Span], modes: dict[str, str]
+             ) -> list[Move]:
+    out: list[Move] = []
+    single = None if state["route"] == "complete" else next(iter(spans.values()))
     for other in range(state["n"]):
         if other == seat or state["resigned"][other]:
             continue
         for key in state["pirates"][str(other)]:
-            loc = B.loc_value(key)
-            if _mode_allows(state, loc, "morgan") and _ok(B.morgan_dest, state, other, loc):
-                yield {"type": "morgan", "seat": other, "from": loc}
-    if state["options"]["witch"]:
-        yield from witch.spells(state, seat, kinds, data)
-    if state["route"] == "complete" and _ok(_check_sail, state, seat, {}):
-        yield {"type": "sail"}
-    if not hand and not state["actions"]:
-        yield {"type": "pass"}
-    if state["actions"]:
-        yield {"type": "end_turn"}
+            loc = int(key) if key.isdigit() else key
+            if single is None:
+                part = B.part_of(state, loc)
+                if modes[part] == "back" or not spans[part].can_morgan(state, other, loc):
+                    continue
+            elif not single.can_morgan(state, other, loc):
+                continue
+            out.append({"type": "morgan", "seat": other, "from": loc})
+    return out
 
 
 def _ok(checker: Any, *args: Any) -> bool:

@@ -8,7 +8,7 @@ resolve at once. Checks raise `IllegalMove` and change nothing; `cast` and `answ
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from collections.abc import Iterator
 from typing import Any
 
 from engines.cartagena import board as B
@@ -250,11 +250,13 @@ def drop_follow(state: State) -> None:
 # ---- listing and defaults --------------------------------------------------------------
 
 
-def spells(state: State, seat: int, kinds: list[str], data: TileData) -> list[Move]:
-    """The castable spells, one per kind of card (and a few wild symbols)."""
+def spells(state: State, seat: int, kinds: list[str], data: TileData,
+           reach: dict[int | str, dict[str, int | str]]) -> list[Move]:
+    """The castable spells, one per kind of card (and a few wild symbols); `reach` is
+    `board.forward_all` of every location of the seat's pirates."""
     out: list[Move] = []
     hand = state["hands"][str(seat)]
-    own = [B.loc_value(k) for k in state["pirates"][str(seat)]]
+    own = list(reach)
     for card in kinds:
         spell = symbol_of(card)
         if spell == "pistol":
@@ -268,18 +270,16 @@ def spells(state: State, seat: int, kinds: list[str], data: TileData) -> list[Mo
         elif spell == "parrot":
             second = sorted(c for c in hand if symbol_of(c) == "parrot" and c != card)
             for loc in own if second else []:
-                reach = B.forward_all(state, seat, loc)
                 out += [{"type": "spell", "cards": [card, second[0]], "symbol": s, "from": loc}
-                        for s in data.symbols if s != "parrot" and s in reach]
+                        for s in data.symbols if s != "parrot" and s in reach[loc]]
         else:  # hook
             others = sorted({symbol_of(c): c for c in sorted(hand, reverse=True)
                              if c != card}.items())
             for loc in own:
                 if state["pirates"][str(seat)][B.loc_key(loc)] < 2:
                     continue
-                reach = B.forward_all(state, seat, loc)
                 for symbol, second in others:
-                    dest = reach.get(symbol)
+                    dest = reach[loc].get(symbol)
                     if dest is not None and not (dest == "ship" and
                                                  B.aboard(state, seat) + 2 > 3):
                         out.append({"type": "spell", "cards": [card, second], "from": loc})
@@ -287,24 +287,48 @@ def spells(state: State, seat: int, kinds: list[str], data: TileData) -> list[Mo
 
 
 def answers(state: State, seat: int) -> list[Move]:
+    """The follow-up's answers, one per arrangement of kinds of card (two cards of one
+    symbol and background are interchangeable, as in the listing of plays)."""
     follow = state["follow"]
     if follow["kind"] == "pistol_take":
         hand = sorted(state["hands"][str(follow["target"])])
         return [{"type": "pistol_take", "card": c} for c in dict.fromkeys(hand)]
+    kind = B.data_of(state).kind
     drawn = sorted(follow["drawn"])
+    out: list[Move] = []
     if follow["kind"] == "lantern_keep":
-        return [{"type": "lantern_keep", "keep": keep, "return": list(order)}
-                for keep in drawn for order in permutations([c for c in drawn if c != keep])]
+        for (keep,) in _arrangements(drawn, 1, kind):
+            rest = [c for c in drawn if c != keep]
+            out += [{"type": "lantern_keep", "keep": keep, "return": list(order)}
+                    for order in _arrangements(rest, len(rest), kind)]
+        return out
+    # rum: with five seats a deal has up to 360 arrangements, more than anyone reads; the
+    # listing gives every choice of the kept cards with the rest dealt in ascending order, and
+    # the decision says the list is not complete (any other deal of the same cards is legal)
     others = live_others(state, seat)
-    out = []
-    for keep in combinations(drawn, min(2, len(drawn))):
+    for keep in _arrangements(drawn, min(2, len(drawn)), kind, ordered=False):
         rest = [c for c in drawn if c not in keep]
-        size = min(len(others), len(rest))
-        for cards in permutations(rest, size):
-            out.append({"type": "rum_deal", "keep": list(keep),
-                        "give": [{"seat": s, "card": c} for s, c in zip(others, cards,
-                                                                         strict=False)]})
+        out.append({"type": "rum_deal", "keep": list(keep),
+                    "give": [{"seat": s, "card": c} for s, c in zip(others, rest, strict=False)]})
     return out
+
+
+def _arrangements(cards: list[str], size: int, kind: dict[str, tuple[str, bool]],
+                  ordered: bool = True) -> Iterator[tuple[str, ...]]:
+    """Picks of `size` of the sorted `cards`, one per sequence (`ordered`) or multiset of
+    kinds, each kind taken by its lowest unused id: the permutations (or combinations), less
+    the interchangeable ones."""
+    if size == 0:
+        yield ()
+        return
+    tried: set[tuple[str, bool]] = set()
+    for i, card in enumerate(cards):
+        if kind[card] in tried:
+            continue
+        tried.add(kind[card])
+        rest = cards[:i] + cards[i + 1:] if ordered else cards[i + 1:]
+        for tail in _arrangements(rest, size - 1, kind, ordered):
+            yield (card, *tail)
 
 
 def default_answer(state: State, seat: int) -> Move:

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from engines.cartagena import ENGINE as E
+from engines.cartagena import board as B
+from engines.cartagena.data import symbol_of
 from engines.contract import IllegalMove
 from engines.rng import NoDraws, ScriptedRng, SeededRng
 
@@ -446,3 +448,44 @@ def test_s18_chests_and_the_snake() -> None:
     assert len(state["chests_aside"]) == 2
     state["active"], state["actions"], state["to_act"] = 1, 0, [1]
     rejects(state, 1, {"type": "spell", "cards": ["chest-05"], "from": 11}, "no_chest_here")
+
+
+def _candidates(state: dict, seat: int) -> list[dict]:
+    """Every action a seat could name at an action decision (spells and follow-ups aside)."""
+    places = ["prison", "wreck", "ship", "cove", *range(1, len(state["squares"]))]
+    out: list[dict] = [{"type": t} for t in ("sail", "pass", "end_turn")]
+    out += [{"type": "back", "from": loc} for loc in places]
+    out += [{"type": "play", "card": c, "from": loc}
+            for c in set(state["hands"][str(seat)]) for loc in places]
+    out += [{"type": "morgan", "seat": s, "from": loc}
+            for s in range(state["n"]) for loc in places]
+    return out
+
+
+@pytest.mark.parametrize("variant", [v.id for v in E.variants if v.id != "caribbean-witch"])
+def test_legal_moves_lists_exactly_the_actions_check_accepts(variant: str) -> None:
+    """The listing's shortcuts (one scan per part) agree with `check` at every decision: a
+    listed move passes, an unlisted one fails, one card of each kind standing for its kind."""
+    options = dict(next(v for v in E.variants if v.id == variant).options)
+    for seats in (2, 5):
+        rng, chooser = SeededRng(40 + seats), random.Random(seats)
+        state = E.setup(E.validate_options(options, seats), seats, rng)
+        while E.result(state) is None:
+            seat = E.decision(state)["to_act"][0]
+            listed = list(E.legal_moves(state, seat))
+            if state["phase"] == "action":
+                dark = B.data_of(state).dark
+                hand = state["hands"][str(seat)]
+                kind = {c: min(h for h in hand if symbol_of(h) == symbol_of(c)
+                               and (h in dark) == (c in dark)) for c in hand}
+                accepted = []
+                for move in _candidates(state, seat):
+                    try:
+                        E.check(state, seat, move)
+                    except IllegalMove:
+                        continue
+                    if move["type"] != "play" or kind[move["card"]] == move["card"]:
+                        accepted.append(move)
+                key = lambda m: json.dumps(m, sort_keys=True)  # noqa: E731
+                assert sorted(map(key, listed)) == sorted(map(key, accepted)), state["step"]
+            state, _ = E.apply(state, seat, chooser.choice(listed), rng)
