@@ -184,6 +184,20 @@ def test_s8_sailing_morgan_and_the_hook_in_the_complete_escape() -> None:
     assert at(state, 1)["ship"] == 3 and state["active"] == 2
 
 
+def test_s9_morgan_example_two_with_four_seats() -> None:
+    both = {"tunnel": "morgan", "jungle": "morgan"}
+    state = _board_m({0: {6: 1, 12: 1, 16: 1}, 1: {10: 2, "ship": 2}, 2: {20: 1, 35: 1},
+                      3: {7: 1}}, {0: ["rum-07"]}, active=0, n=4, draw_mode=both)
+    send(state, 0, {"type": "play", "card": "rum-07", "from": "prison"})
+    assert at(state, 0)["ship"] == 1 and at(state, 0)["prison"] == 2
+    send(state, 0, {"type": "morgan", "seat": 2, "from": 35})
+    assert at(state, 2).get("cove") == 1 and "35" not in at(state, 2)
+    assert len(state["hands"]["0"]) == 2
+    send(state, 0, {"type": "morgan", "seat": 3, "from": 7})
+    assert at(state, 3) == {"10": 1, "prison": 5} and state["occ"][10] == 3
+    assert len(state["hands"]["0"]) == 4 and state["active"] == 1
+
+
 def test_s10_ship_limits() -> None:
     state = _board_m({2: {"ship": 3, 15: 1}, 0: {6: 1, 12: 1}}, {0: ["rum-08"]},
                      draw_mode={"tunnel": "both", "jungle": "back"})
@@ -332,6 +346,7 @@ def _hidden(state: dict, seat: int | None) -> set[str]:
 
 @pytest.mark.parametrize("variant", [v.id for v in E.variants])
 def test_random_games_end_and_never_show_hidden_cards(variant: str) -> None:
+    """...and the state stays under 16 KB of JSON at every step."""
     options = dict(next(v for v in E.variants if v.id == variant).options)
     for seats in (2, 3, 5):
         rng, chooser = SeededRng(seats), random.Random(seats)
@@ -343,6 +358,7 @@ def test_random_games_end_and_never_show_hidden_cards(variant: str) -> None:
             move = chooser.choice(list(E.legal_moves(state, seat)))
             before = {w: _hidden(state, w) for w in (None, *range(seats))}
             state, events = E.apply(state, seat, move, rng)
+            assert len(json.dumps(state, separators=(",", ":"))) < 16 * 1024  # issue target
             if any(e["type"] == "deck_reshuffled" for e in events):
                 continue
             for who in (None, *range(seats)):
