@@ -1,10 +1,10 @@
 """Acceptance cost: the web process's path for one Stratego move, measured alone.
 
-Against a real Redis, an Original game in play. `submit` calls `service.moves.submit_move`
+Against a real Redis, an Original game in play. `submit` calls `service.domain.accept.submit_move`
 directly (strict JSON, envelope schema, key lookup, Ed25519 signature, seat/turn/step/nonce
 checks, the engine's dry run, the accepting Lua script, the receipt). The two `POST` figures
 call the app as gunicorn does, with WSGI environs built before the clock starts: the whole
-web path (the fast path of service/hotpaths.py, or the framework for what it hands over, the
+web path (the fast path of service/web/fastpath, or the framework for what it hands over, the
 wake of the game's first move, the response) without HTTP parsing, which is gunicorn's. One
 runs with rate limits off; the other with them on, as deployed by default (two limits per
 move, counted in Redis, their commands riding in the move's own two round trips since session
@@ -38,8 +38,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from bench.common import Figure, bundled_redis, main
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
-from service.moves import submit_move
-from service.store import Store, game_key
+from service.domain.accept import submit_move
+from service.storage.store import Store, game_key
 
 TARGET = 1000
 #: envelopes per `POST /v1/moves` in the batch figure (a bot with this many games to move)
@@ -131,8 +131,8 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
         os.environ["REDIS_URL"] = url
         os.environ.pop("PARLEY_STORE_URL", None)
         os.environ["PARLEY_DATA"] = tempfile.mkdtemp(prefix="parley-bench-")
-        from service.app import create_app
         from service.config import Config
+        from service.web.app import create_app
 
         def app_with(limits: bool, hot: bool = True) -> Any:
             config = Config()

@@ -25,7 +25,7 @@ from typing import Any
 
 import redis
 
-from service.embedded import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
 
 
 @dataclass
@@ -161,10 +161,10 @@ class System:
         import requests
 
         web = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+            [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
              "--bind", f"127.0.0.1:{self.port}",
              "--workers", str(self.web_processes), "--log-level", "warning",
-             "service.wsgi:app"], env=self.env, start_new_session=True)
+             "service.web.wsgi:app"], env=self.env, start_new_session=True)
         self.procs.append(web)
         deadline = time.monotonic() + 60
         while True:
@@ -214,7 +214,7 @@ def jobs_done(conn: redis.Redis) -> int:
 def subscribe_applied(r: redis.Redis) -> Any:
     """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
     nothing published afterwards is missed)."""
-    from service.store import APPLIED_CHANNEL
+    from service.storage.store import APPLIED_CHANNEL
 
     pubsub = r.pubsub()
     pubsub.subscribe(APPLIED_CHANNEL)
@@ -235,7 +235,7 @@ def parse_applied(data: bytes) -> tuple[str, int]:
 def applied_counts(r: redis.Redis, gids: Sequence[str]) -> list[int]:
     """Each game's own `applied` count, in one round trip: the fallback for a missed
     APPLIED_CHANNEL message."""
-    from service.store import game_key
+    from service.storage.store import game_key
 
     pipe = r.pipeline(transaction=False)
     for gid in gids:

@@ -8,9 +8,10 @@ A throwaway system: the bundled Redis and `--workers` `parley worker` processes 
 1. **RQ no-op backlog**: `--jobs` no-op jobs (`bench.noop.noop`, result_ttl 0, like resolve
    jobs) enqueued in one pipeline; jobs finished per second until the queue is empty.
 2. **Move backlog**: `--games` Stratego Original games in play in the store. Each round, one
-   signed move per game is accepted through the web's own path (`service.moves.submit_move`,
+   signed move per game is accepted through the web's own path (`service.domain.accept.submit_move`,
    in this process, before the clock starts); then the clock starts and every game whose
-   `scheduled` flag the move set is woken as the web would (`service.queue.wake`: the first
+   `scheduled` flag the move set is woken as the web would (`service.storage.resolve_queue.wake`:
+   the first
    wake enqueues a resolve job, the others go onto its ready list, more jobs as the list grows
    long), until every game has applied its move (watched on the `parley:applied` channel).
    Moves applied per second, and moves per RQ job.
@@ -44,9 +45,9 @@ from bench.common import (
 )
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
-from service.moves import submit_move
-from service.queue import wake
-from service.store import Store, game_key
+from service.domain.accept import submit_move
+from service.storage.resolve_queue import wake
+from service.storage.store import Store, game_key
 
 
 def noop_backlog(redis_url: str, jobs: int) -> float:

@@ -33,7 +33,7 @@ The load generator is kept cheap per move, so that the figures measure the serve
 the client: one keep-alive connection per game thread over a plain socket (`_Http`), one view
 GET per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a
 wrong guess costs a second GET), and no polling. "Applied" is pushed: every commit of a game's
-state publishes `"<game id> <applied>"` on `service.store.APPLIED_CHANNEL`, and a move with
+state publishes `"<game id> <applied>"` on `service.storage.store.APPLIED_CHANNEL`, and a move with
 receipt id `seq` is applied once `applied >= seq`. An observer process (no GIL shared with the
 players) subscribes before the loaders start and times every move submitted in the phase from
 its POST to that message; in each loader one subscriber thread wakes the game thread waiting
@@ -85,7 +85,7 @@ from bench.common import (
     percentile,
     subscribe_applied,
 )
-from service.store import game_key
+from service.storage.store import game_key
 
 TARGET_P99_MS = 50.0
 #: `--rate-limits`: the limits on, as deployed by default, but far above what the few

@@ -3,8 +3,8 @@
 One long random Stratego (Original) game is played. In-process: the engine's per-move work as a
 worker does it (`decision`, `apply`, `result`) over a window of moves starting at move 20 and at
 move 2,000, each on a fresh copy of the state. End to end: the same game through a real Redis
-store, each move accepted (`service.moves.submit_move`: schema, signature, checks, dry run,
-Lua append) and resolved (`service.games.resolve_pending`: load, apply, commit); the game's
+store, each move accepted (`service.domain.accept.submit_move`: schema, signature, checks, dry run,
+Lua append) and resolved (`service.domain.game.resolve_pending`: load, apply, commit); the game's
 keys are snapshotted at both points (DUMP) and restored before every timed window. Figures:
 µs per move at both points and their ratio (target <= 1.2). Everything in one process, side
 by side, so the ratio holds across machines.
@@ -29,9 +29,9 @@ from bench.games import (
 )
 from engines.registry import get_engine
 from engines.rng import SeededRng
-from service.games import resolve_pending
-from service.moves import submit_move
-from service.store import Store
+from service.domain.accept import submit_move
+from service.domain.game import resolve_pending
+from service.storage.store import Store
 
 EARLY, LATE = 20, 2000
 TARGET_RATIO = 1.2

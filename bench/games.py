@@ -1,7 +1,8 @@
 """In-process helpers: players with keys, a game in a real store, long random games.
 
 Used by the in-process benchmarks (flat cost, acceptance, memory), which call the service's
-own functions (`service.moves.submit_move`, `service.games.resolve_pending`) on a real Redis.
+own functions (`service.domain.accept.submit_move`, `service.domain.game.resolve_pending`) on a
+real Redis.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engines.registry import get_engine
 from engines.rng import SeededRng
-from service import dispatch, signing
 from service.config import Config
-from service.games import create_game, resolve_pending, start_game
-from service.moves import submit_move
-from service.store import Store, game_key, new_id, now_iso
+from service.domain.accept import submit_move
+from service.domain.game import create_game, resolve_pending, start_game
+from service.notify import dispatch
+from service.protocol import signing
+from service.storage.store import Store, game_key, new_id, now_iso
 
 
 @dataclass

@@ -32,7 +32,7 @@ from bench.games import (
     raw_client,
     stratego_game,
 )
-from service.store import GAMES_KEY, Store, game_key
+from service.storage.store import GAMES_KEY, Store, game_key
 
 STATE_LIMIT = 16 * 1024
 

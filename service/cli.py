@@ -1,6 +1,6 @@
 """The `parley` command: run the server, a worker, check the store (`fsck`), or write the
 OpenAPI document; and the player's client commands (keygen, register, games, new, join, view,
-move, audit, export, verify) from `service.client`, documented in docs/cli.md."""
+move, audit, export, verify) from `service.client.commands`, documented in docs/cli.md."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 def openapi_document() -> dict:
     """The OpenAPI document the app generates (no Redis needed)."""
-    from service.app import create_app
     from service.config import Config
+    from service.web.app import create_app
 
     config = Config()
     config.SERVER_KEY_PATH = Path(tempfile.mkdtemp()) / "openapi-key.pem"
@@ -41,12 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     o.add_argument("-o", "--output", help="write to this file instead of stdout")
     e = sub.add_parser("errors", help="print or write docs/errors.md, every error code")
     e.add_argument("-o", "--output", help="write to this file instead of stdout")
-    from service.client import add_commands
+    from service.client.commands import add_commands
 
     add_commands(sub)
     args = parser.parse_args(argv)
     if args.command is None:  # `parley` alone: how to start, not a usage error
-        from service.client import ClientError, getting_started
+        from service.client.commands import ClientError, getting_started
 
         try:
             print(getting_started())
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "run":
-        from service.runner import run
+        from service.ops.runner import run
 
         return run()
     if args.command == "worker":
@@ -68,18 +68,18 @@ def main(argv: list[str] | None = None) -> int:
         run_worker(burst=args.burst)
         return 0
     if args.command == "redis":
-        from service.runner import run_redis
+        from service.ops.runner import run_redis
 
         return run_redis()
     if args.command == "fsck":
-        from service.fsck import main as fsck_main
+        from service.ops.fsck import main as fsck_main
 
         return fsck_main(args.games, sys.stdout)
     if args.command in ("openapi", "errors"):
         if args.command == "openapi":
             text = dump_openapi()
         else:
-            from service.problem_codes import render_markdown
+            from service.domain.problem_codes import render_markdown
 
             text = render_markdown()
         if args.output:

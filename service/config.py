@@ -49,7 +49,7 @@ class Config:
         #: largest request body accepted; a Stratego setup envelope is about 2 KB
         self.MAX_CONTENT_LENGTH: int = _env_int("PARLEY_MAX_BODY", 64 * 1024)
         #: answer the seat view GET and the move POST without the framework when they
-        #: succeed (service/hotpaths.py); PARLEY_HOT_PATHS=0 sends every request through Flask
+        #: succeed (service/web/fastpath); PARLEY_HOT_PATHS=0 sends every request through Flask
         self.HOT_PATHS: bool = os.environ.get("PARLEY_HOT_PATHS", "1") != "0"
         #: how long a resolve job waits for a game's lock held by another worker
         self.LOCK_WAIT_SECONDS: float = float(os.environ.get("PARLEY_LOCK_WAIT", "10"))

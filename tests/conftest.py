@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from service.config import Config
-from service.embedded import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
 
 
 @pytest.fixture(scope="session")
@@ -43,7 +43,7 @@ def config(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
 
 @pytest.fixture
 def app(config: Config):
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app(config)
     app.config["TESTING"] = True

@@ -1,7 +1,7 @@
 """docs/audit-vectors.json: the implementation reproduces every vector, and so does a second,
 independent implementation written from docs/audit.md with nothing but hashlib and hmac.
 
-The vectors are produced by the real code (`engines.rng`, `service.signing`, the Stratego
+The vectors are produced by the real code (`engines.rng`, `service.protocol.signing`, the Stratego
 engine); regenerate them after a deliberate change with `python -m tests.test_audit_vectors`.
 """
 
@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service import signing
-from service.audit import bundle_draw
-from service.verify import verify_bundle
+from service.domain.audit_bundle import bundle_draw
+from service.protocol import signing
+from service.protocol.verify import verify_bundle
 
 VECTORS = Path(__file__).resolve().parents[1] / "docs" / "audit-vectors.json"
 

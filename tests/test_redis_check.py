@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.embedded import free_port, start_redis, stop_redis
-from service.redis_check import UnsafeRedis, ensure_safe, problems
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.redis_check import UnsafeRedis, ensure_safe, problems
 
 
 def test_safe_redis_passes(redis_url: str) -> None:

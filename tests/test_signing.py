@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service import signing
+from service.protocol import signing
 
 VECTORS = Path(__file__).resolve().parent / "vectors" / "move-signing.json"
 CASES = json.loads(VECTORS.read_text())["cases"]

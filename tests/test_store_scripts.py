@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from service.config import Config
-from service.store import Store, game_key
+from service.storage.store import Store, game_key
 
 DIGEST = "ab" * 32
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from service import signing
-from service.verify import verify_bundle
+from service.protocol import signing
+from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, post_move, view
 from tests.players import TestPlayer
 

@@ -7,8 +7,8 @@ from functools import lru_cache
 from rq import Queue
 
 from service.config import Config
-from service.queue import make_queue
-from service.store import Store
+from service.storage.resolve_queue import make_queue
+from service.storage.store import Store
 
 
 @lru_cache(maxsize=1)

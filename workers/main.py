@@ -19,7 +19,7 @@ import threading
 
 from rq import SimpleWorker, Worker
 
-from service.redis_check import ensure_safe
+from service.ops.redis_check import ensure_safe
 from workers import context
 from workers.resolve import sweep
 

@@ -1,4 +1,4 @@
-"""Notification jobs (thin RQ entry points over `service.dispatch`).
+"""Notification jobs (thin RQ entry points over `service.notify.dispatch`).
 
 `flush` runs in the resolve job after each drained game and in the sweep; `deliver` makes one
 attempt of one delivery; `deadline_job` is the scheduled reminder or timeout of one decision.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from service import dispatch
-from service.games import Game
-from service.serverkey import load_server_key
-from service.store import Store
+from service.domain.game import Game
+from service.notify import dispatch
+from service.ops.server_key import load_server_key
+from service.storage.store import Store
 from workers import context
 
 log = logging.getLogger(__name__)

@@ -6,13 +6,14 @@ order): a job clears the game's `scheduled` flag *before* it reads the stream, s
 accepted meanwhile wakes the game again and no wakeup is lost; it then applies entries
 `applied + 1 .. head` in order under the game's lock and commits them guarded by `applied`.
 
-Drainers (`service.queue`, docs/performance.md). A resolve job is a *drainer* while it runs:
+Drainers (`service.storage.resolve_queue`, docs/performance.md). A resolve job is a *drainer* while
+it runs:
 a game woken meanwhile goes onto the queue's ready list instead of into a new RQ job, and the
 job takes the list's games, up to PARLEY_DRAIN_TAKE at a time, and resolves each as its own job
 would (flag cleared, lock, drain, notices), with the round trips shared by the games taken
 together (`drain_many`). With the list empty, and no other job waiting in the queue, it
 lingers up to PARLEY_DRAIN_LINGER seconds for another wake, then leaves
-(`service.queue.leave`, which refuses while games wait). It stops taking games after
+(`service.storage.resolve_queue.leave`, which refuses while games wait). It stops taking games after
 PARLEY_DRAIN_SECONDS, so one job stays short; a job then carries on if games are left and no
 other drainer is live. Under load one
 RQ job resolves the moves of many games.
@@ -26,7 +27,7 @@ import time
 
 from rq import Queue, get_current_job
 
-from service.games import (
+from service.domain.game import (
     BATCH,
     Resolution,
     Resolved,
@@ -36,8 +37,8 @@ from service.games import (
     start_game,
     write_resolutions,
 )
-from service.queue import leave, resolve_job_id, take, wait_ready, wake_again
-from service.store import Store
+from service.storage.resolve_queue import leave, resolve_job_id, take, wait_ready, wake_again
+from service.storage.store import Store
 from workers import context, notify
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service import signing
+from service.protocol import signing
 from tests.api.helpers import post_move, view
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer
@@ -151,7 +151,7 @@ def _wake_by(app: Any, where: str) -> None:
 def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypatch) -> None:
     """No drainer is live: the first game gets the RQ job, the others wait on the ready list
     for it, as one wake after another would have it, with one script for the batch."""
-    from service.queue import ready_key
+    from service.storage.resolve_queue import ready_key
 
     gids, ann, _ = games
     queue = app.extensions["parley_queue"]
@@ -168,7 +168,7 @@ def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypat
 @pytest.mark.parametrize("where", ["inline", "script"])
 def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jobs,
                                                       monkeypatch, where: str) -> None:
-    from service.queue import drainers_key, ready_key
+    from service.storage.resolve_queue import drainers_key, ready_key
 
     gids, ann, _ = games
     _wake_by(app, where)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.verify import verify_bundle
+from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, view
 
 

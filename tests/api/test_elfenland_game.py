@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engines.elfenland import options as O
-from service.verify import verify_bundle
+from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, view
 
 EVERY_OPTION = {**{v: True for v in O.VARIANT_IDS if v not in O.EXCLUSIVE_DEALS},

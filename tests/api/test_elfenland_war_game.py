@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.verify import verify_bundle
+from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, post_move, view
 
 

@@ -1,4 +1,4 @@
-"""The fast path for the seat view GET and the move POST (service/hotpaths.py).
+"""The fast path for the seat view GET and the move POST (service/web/fastpath).
 
 Two apps share one Redis: `fast` with the hot paths, `slow` without (every request through
 Flask). Whatever the fast path answers must be what the app answers, byte for byte; whatever it
@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from service import hotpaths, moves
-from service.app import create_app
 from service.config import Config
-from service.schemas.moves import MoveAcceptedSchema
+from service.domain import accept as moves
+from service.web import fastpath as hotpaths
+from service.web.api.move_schemas import MoveAcceptedSchema
+from service.web.app import create_app
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer
 
@@ -310,7 +311,7 @@ def test_a_move_that_wakes_its_game_costs_one_round_trip_less_inline(
         apps, game, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     """A drainer is live and the move needs a wake: the accepting script puts the game on its
     ready list itself (two round trips: context, append), where the wake script took a third."""
-    from service.queue import drainers_key, ready_key
+    from service.storage.resolve_queue import drainers_key, ready_key
 
     gid, ann, _ = game
     fast, _ = apps

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from service import signing
+from service.protocol import signing
 from tests.api.helpers import new_game, post_move, view
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer
@@ -33,7 +33,7 @@ def _rate_limited(resp) -> None:
 @pytest.fixture
 def limited(config):
     """An app with low limits (the defaults are generous enough for every other test)."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     config.LIMIT_REGISTER_PER_ADDRESS = "3/minute"
     config.LIMIT_CREATE_PER_PLAYER = "2/minute"

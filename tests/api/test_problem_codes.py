@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from service.problem_codes import PLATFORM, render_markdown
+from service.domain.problem_codes import PLATFORM, render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the ways the service spells a code: keyword, class attribute, problem_response, HTTP table
@@ -27,7 +27,7 @@ def test_every_code_the_service_answers_with_is_listed() -> None:
     found = _codes_in_sources()
     assert len(found) > 40
     missing = sorted(found - set(PLATFORM))
-    assert not missing, f"add these codes to service/problem_codes.py PLATFORM: {missing}"
+    assert not missing, f"add these codes to service/domain/problem_codes.py PLATFORM: {missing}"
 
 
 def test_docs_errors_md_is_the_generated_list() -> None:

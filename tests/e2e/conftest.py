@@ -16,7 +16,7 @@ import pytest
 import redis
 import requests
 
-from service.embedded import free_port
+from service.ops.embedded_redis import free_port
 
 
 @dataclass
@@ -69,9 +69,9 @@ def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
     env.pop("PARLEY_STORE_URL", None)
     srv = Server(f"http://127.0.0.1:{port}", env)
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
          "--bind", f"127.0.0.1:{port}", "--workers", "2",
-         "--log-level", "warning", "service.wsgi:app"], env=env, start_new_session=True)
+         "--log-level", "warning", "service.web.wsgi:app"], env=env, start_new_session=True)
     srv.procs.append(web)
     _wait_http(srv.url, web)
     srv.start_worker()

@@ -9,7 +9,7 @@ import time
 import pytest
 from standardwebhooks import Webhook
 
-from service.verify import verify_bundle
+from service.protocol.verify import verify_bundle
 from tests.notify.conftest import notify_env, receiver, smtp  # noqa: F401  (fixtures)
 from tests.players import TestPlayer
 

@@ -101,7 +101,7 @@ def test_one_job_resolves_the_moves_of_several_waiting_games(server, monkeypatch
     import redis
     from rq import Queue, SimpleWorker
 
-    from service.queue import ready_key
+    from service.storage.resolve_queue import ready_key
     from workers import context, resolve
 
     for proc in server.procs[1:]:

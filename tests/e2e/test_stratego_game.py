@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from service import signing
-from service.verify import verify_bundle
+from service.protocol import signing
+from service.protocol.verify import verify_bundle
 from tests.players import TestPlayer
 
 pytestmark = pytest.mark.slow

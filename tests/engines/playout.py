@@ -18,7 +18,7 @@ from typing import Any
 
 from engines.contract import COMMON_CODES, Engine, IllegalMove, Move
 from engines.rng import SeededRng
-from service.signing import dump_state
+from service.protocol.signing import dump_state
 
 #: more moves than this at one step is a decision that never closes
 MAX_MOVES_AT_ONE_STEP = 500

@@ -19,7 +19,7 @@ from rq import SimpleWorker
 from rq.job import Job
 
 from service.config import Config
-from service.embedded import free_port
+from service.ops.embedded_redis import free_port
 from tests.players import TestPlayer
 
 
@@ -104,7 +104,7 @@ def notify_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def napp(notify_env: None, smtp: Mailbox, config: Config):  # noqa: ARG001
     """The app with SMTP to the test server and loopback webhooks allowed."""
-    from service.app import create_app
+    from service.web.app import create_app
     from workers import context
 
     for cached in (context.config, context.store, context.queue):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import mailbox
 from urllib.parse import parse_qs, urlsplit
 
-from service import dispatch
-from service.games import resolve_pending
-from service.store import NOTIFY_KEY
+from service.domain.game import resolve_pending
+from service.notify import dispatch
+from service.storage.store import NOTIFY_KEY
 from tests.notify.conftest import register, start_game
 
 DUEL = {"army": "duel", "seat_order": "joined"}

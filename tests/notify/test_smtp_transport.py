@@ -15,9 +15,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from service import mail
 from service.config import Config
-from service.embedded import free_port
+from service.notify import mail
+from service.ops.embedded_redis import free_port
 from tests.notify.conftest import Mailbox
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from service.notices import EVENT_TYPES
+from service.domain.notices import EVENT_TYPES
 from tests.notify.conftest import register, start_game
 
 DOCUMENT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json")

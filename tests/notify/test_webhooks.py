@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from standardwebhooks import Webhook
 
-from service import webhooks
+from service.notify import webhooks
 from tests.notify.conftest import register, start_game
 
 DUEL = {"army": "duel", "seat_order": "joined"}
@@ -91,7 +91,7 @@ def test_an_unreachable_receiver_is_retried_then_disabled_and_the_owner_told(
     context.config.cache_clear()
     ann = register(nclient, "ann", "ann@example.org")
     bob = register(nclient, "bob")
-    from service.embedded import free_port
+    from service.ops.embedded_redis import free_port
 
     dead = f"http://127.0.0.1:{free_port()}/nobody-listens"
     hook = _hook(nclient, ann, dead, ["game.started"])
@@ -144,8 +144,8 @@ def test_registration_checks_owner_url_types_and_cap(nclient, monkeypatch) -> No
     assert nclient.post(url, json={"url": "ftp://example.org/"},
                         headers=ann.auth).get_json()["code"] == "unsafe_url"
     monkeypatch.setenv("PARLEY_MAX_WEBHOOKS", "2")
-    from service.app import create_app
     from service.config import Config
+    from service.web.app import create_app
 
     strict = create_app(Config()).test_client()
     for _ in range(2):

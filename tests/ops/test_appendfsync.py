@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.embedded import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
 
 
 @pytest.mark.parametrize(("env", "expected"), [

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from service.queue import ready_key
-from service.store import NOTIFY_KEY, Store, game_key
+from service.storage.resolve_queue import ready_key
+from service.storage.store import NOTIFY_KEY, Store, game_key
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
 from workers import resolve

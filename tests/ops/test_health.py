@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rq import Worker
 
-from service.embedded import free_port
+from service.ops.embedded_redis import free_port
 
 
 def test_healthy_with_a_worker_unhealthy_without(app, client) -> None:
@@ -26,7 +26,7 @@ def test_healthy_with_a_worker_unhealthy_without(app, client) -> None:
 
 
 def test_unhealthy_when_redis_is_gone(config) -> None:
-    from service.app import create_app
+    from service.web.app import create_app
 
     config.REDIS_URL = config.STORE_URL = f"redis://127.0.0.1:{free_port()}/0"
     config.RATE_LIMIT_STORAGE = config.REDIS_URL

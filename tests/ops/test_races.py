@@ -13,8 +13,8 @@ import redis
 import requests
 from rq import Queue
 
-from service.fsck import check_game
-from service.store import Store
+from service.ops.fsck import check_game
+from service.storage.store import Store
 from tests.e2e.test_stratego_game import _Http, _wait_applied
 from tests.players import TestPlayer
 

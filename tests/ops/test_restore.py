@@ -11,9 +11,9 @@ import pytest
 import redis
 from rq import SimpleWorker
 
-from service import fsck
 from service.config import Config
-from service.embedded import free_port, start_redis, stop_redis
+from service.ops import fsck
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
 from tests.api.helpers import post_move, view
 from tests.ops.helpers import play_duel
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 
 def _app(url: str, monkeypatch: pytest.MonkeyPatch):
-    from service.app import create_app
+    from service.web.app import create_app
     from workers import context
 
     monkeypatch.setenv("REDIS_URL", url)

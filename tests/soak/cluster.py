@@ -1,7 +1,8 @@
 """A whole Parley on loopback that can be killed piece by piece: Redis, gunicorn, workers.
 
 Used by the crash soak (`python -m tests.soak`) and the fuzz tests. Redis is the bundled binary
-(service/embedded.py) with AOF and `appendfsync always`: the promise under test is that a move
+(service/ops/embedded_redis.py) with AOF and `appendfsync always`: the promise under test is that a
+move
 acknowledged with 202 is never lost, and only `always` writes and fsyncs every change before
 Redis answers. With `everysec` Redis may answer before a write reaches the disk (and, while a
 slow fsync runs, before it reaches the kernel), so a crash can lose up to about a second.
@@ -25,7 +26,7 @@ from typing import IO
 import redis
 import requests
 
-from service.embedded import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import free_port, start_redis, stop_redis
 
 #: rate limits (service/config.py) generous enough for many clients on one address: the limiter
 #: still runs (and meets the Redis restarts) but never refuses; the limits are tested elsewhere
@@ -96,10 +97,10 @@ class Cluster:
 
     def start_web(self, wait: float = 60) -> None:
         self.web_proc = self._spawn(
-            "web", [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+            "web", [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
                     "--bind", f"127.0.0.1:{self.web_port}",
                     "--workers", str(self.web_workers), "--timeout", "60",
-                    "--log-level", "warning", "service.wsgi:app"])
+                    "--log-level", "warning", "service.web.wsgi:app"])
         self.wait_web(wait)
 
     def wait_web(self, wait: float = 60) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import requests
 
-from service import signing
+from service.protocol import signing
 from tests.players import TestPlayer
 
 #: statuses worth the same request again: the server (or Redis behind it) is restarting

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from service.moves import Accepted, submit_move
-from service.store import Store, game_key
+from service.domain.accept import Accepted, submit_move
+from service.storage.store import Store, game_key
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
 

@@ -1,0 +1,642 @@
+"""The `parley` client commands: keys, account, games, signed moves, audits (docs/cli.md).
+
+A player's terminal client over the public HTTP API, with nothing but the standard library's
+urllib (no third-party HTTP dependency) and `cryptography` for the Ed25519 key. The private key
+never leaves the machine: moves are signed here, and `parley verify` checks a bundle offline.
+
+State lives in one JSON config file, `~/.config/parley/config.json` by default (`--config` or
+`PARLEY_CONFIG` choose another, e.g. one per player): the server URL, player id, key id, bearer
+token and key path. It holds a secret (the token), so it is written with mode 0600, as is the
+key file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
+from service.protocol import signing
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+#: how long `parley move` waits for its move to be applied or rejected, by default
+DEFAULT_WAIT = 30.0
+POLL_SECONDS = 0.2
+LEGAL_MOVES_SHOWN = 60
+PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class ClientError(Exception):
+    """A failure to report to the user in one line; the command exits with status 1."""
+
+
+class ApiError(ClientError):
+    """A problem JSON answer from the server: status, machine-readable code, detail."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(f"{status} {code}: {detail}")
+        self.status, self.code, self.detail = status, code, detail
+
+
+# ---- config and key files ------------------------------------------------------------------
+
+
+def config_dir() -> Path:
+    """$XDG_CONFIG_HOME/parley, or ~/.config/parley."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "parley"
+
+
+def config_path(arg: str | None, profile: str | None = None) -> Path:
+    """`--config`, else `--profile` / $PARLEY_PROFILE (`profiles/NAME/config.json` in the
+    config folder: one identity each), else $PARLEY_CONFIG, else the default config."""
+    if arg:
+        return Path(arg).expanduser()
+    profile = profile or os.environ.get("PARLEY_PROFILE")
+    if profile:
+        if not PROFILE_NAME.fullmatch(profile):
+            raise ClientError(f"a profile name is letters, digits, '-' and '_', not {profile!r}")
+        return config_dir() / "profiles" / profile / "config.json"
+    if os.environ.get("PARLEY_CONFIG"):
+        return Path(os.environ["PARLEY_CONFIG"]).expanduser()
+    return config_dir() / "config.json"
+
+
+def profiles() -> list[tuple[str, dict[str, Any]]]:
+    """Every named profile with its config, by name."""
+    folder = config_dir() / "profiles"
+    found = sorted(p.parent.name for p in folder.glob("*/config.json")) if folder.exists() else []
+    return [(name, load_config(folder / name / "config.json")) for name in found]
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise ClientError(f"{path} is not valid JSON: {err}") from err
+    if not isinstance(data, dict):
+        raise ClientError(f"{path} does not hold a JSON object")
+    return data
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner can read (0600), atomically: a temp file, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_config(path: Path, config: dict[str, Any]) -> None:
+    write_private(path, (json.dumps(config, indent=2, sort_keys=True) + "\n").encode())
+
+
+def key_path(config: dict[str, Any], cfg_path: Path, arg: str | None = None) -> Path:
+    """`--key`, else the config's `key_path`, else `key.pem` beside the config file."""
+    if arg:
+        return Path(arg).expanduser().resolve()
+    if config.get("key_path"):
+        return Path(config["key_path"])
+    return cfg_path.parent.resolve() / "key.pem"
+
+
+def load_key(path: Path) -> Ed25519PrivateKey:
+    if not path.exists():
+        raise ClientError(f"no key at {path}: run `parley keygen` first")
+    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ClientError(f"{path} is not an Ed25519 private key")
+    return key
+
+
+def key_pem(key: Ed25519PrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+# ---- HTTP ----------------------------------------------------------------------------------
+
+
+class Http:
+    """JSON over HTTP to one Parley server; problem answers become `ApiError`."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = 30) -> None:
+        self.base = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    def url(self, path: str) -> str:
+        """An API path (`/v1/...`) under the base URL, or an absolute URL as it is."""
+        if path.startswith(("http://", "https://")):
+            return path
+        return self.base + path
+
+    def resolve(self, location: str) -> str:
+        """A `Location` the server sent (a path from its root) as an absolute URL."""
+        return urllib.parse.urljoin(self.base + "/", location)
+
+    def get(self, path: str, auth: bool = True) -> Any:
+        return self.call("GET", path, None, auth)
+
+    def post(self, path: str, body: Any, auth: bool = True) -> Any:
+        return self.call("POST", path, body, auth)
+
+    def call(self, method: str, path: str, body: Any, auth: bool) -> Any:
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if auth and self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.url(path), data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as err:
+            raise _problem(err) from None
+        except (urllib.error.URLError, OSError) as err:
+            reason = getattr(err, "reason", err)
+            raise ClientError(f"cannot reach {self.base}: {reason}") from None
+        try:
+            return json.loads(raw or b"null")
+        except ValueError:
+            raise ClientError(f"{self.url(path)} did not answer with JSON") from None
+
+
+def _problem(err: urllib.error.HTTPError) -> ApiError:
+    try:
+        body = json.loads(err.read())
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    return ApiError(err.code, str(body.get("code", "http_error")),
+                    str(body.get("detail", err.reason)))
+
+
+# ---- the session: config + server + key ----------------------------------------------------
+
+
+class Session:
+    """What one command needs: the config file, the server, the player's token and key."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.path = config_path(args.config, getattr(args, "profile", None))
+        self.config = load_config(self.path)
+        self.server = (args.server or os.environ.get("PARLEY_SERVER")
+                       or self.config.get("server") or DEFAULT_SERVER)
+        # the token goes only to the server it was issued by, whatever --server says
+        same = self.config.get("server") in (None, self.server)
+        self.http = Http(self.server, self.config.get("token") if same else None)
+
+    def save(self) -> None:
+        save_config(self.path, self.config)
+
+    def require_player(self) -> str:
+        if not self.config.get("player") or not self.config.get("token"):
+            raise ClientError(f"no player in {self.path}: run `parley register NAME` first")
+        return self.config["player"]
+
+    def key(self) -> Ed25519PrivateKey:
+        return load_key(key_path(self.config, self.path))
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _write_json(data: Any, output: str | None) -> None:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if output and output != "-":
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+# ---- commands ------------------------------------------------------------------------------
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    """Create the player's Ed25519 key; with --force on a registered account, rotate it."""
+    session = Session(args)
+    path = key_path(session.config, session.path, args.key)
+    if path.exists() and not args.force:
+        raise ClientError(f"{path} exists; pass --force to replace it")
+    key = Ed25519PrivateKey.generate()
+    public = signing.public_key_b64(key)
+    if path.exists() and session.config.get("key_id") and session.config.get("token"):
+        player = session.require_player()
+        added = session.http.post(f"/v1/players/{player}/keys", {"public_key": public})
+        session.config["key_id"] = added["key_id"]
+        _out(f"registered the new key as {added['key_id']} (old keys stay valid for old moves)")
+    write_private(path, key_pem(key))
+    session.config["key_path"] = str(path)
+    session.save()
+    _out(f"wrote {path} (mode 0600)")
+    _out(f"public key: {public}")
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    """Register a player with the key's public half; keeps id, key id and token."""
+    session = Session(args)
+    if session.config.get("player"):
+        raise ClientError(f"{session.path} already holds player {session.config['player']}; "
+                          f"use another --config for another player")
+    key = session.key()
+    body: dict[str, Any] = {"name": args.name, "public_key": signing.public_key_b64(key)}
+    if args.email:
+        body["email"] = args.email
+    created = session.http.post("/v1/players", body, auth=False)
+    session.config.update({"server": session.server, "player": created["id"],
+                           "key_id": created["key_id"], "token": created["token"],
+                           "name": args.name,
+                           "key_path": str(key_path(session.config, session.path))})
+    session.save()
+    _out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
+         f"on {session.server}")
+    _out(f"saved the token in {session.path} (mode 0600)")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the caller's games, marking those where it is their turn."""
+    session = Session(args)
+    me = session.require_player()
+    games: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = session.http.get(f"/v1/games?after={after}")
+        games += page["games"]
+        if page.get("next") is None:
+            break
+        after = page["next"]
+    if not games:
+        _out("no games yet: `parley new RULESET` creates one, `parley join GAME` joins one")
+        return 0
+    _out(f"{'GAME':<16} {'RULESET':<10} {'STATUS':<9} {'STEP':>4}  {'YOU':<4} TO ACT")
+    for g in games:
+        seat = next((p["seat"] for p in g["players"] if p["player"] == me), None)
+        you = "-" if seat is None or g["status"] in ("open", "full") else str(seat)
+        turn = " <- your turn" if seat is not None and seat in g["to_act"] \
+            and g["status"] == "active" else ""
+        _out(f"{g['id']:<16} {g['ruleset']:<10} {g['status']:<9} {g['step']:>4}  {you:<4} "
+             f"{g['to_act']}{turn}")
+    return 0
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    """The named identities in the config folder, with their player and server."""
+    found = profiles()
+    if not found:
+        _out("no profiles yet: `parley keygen --profile NAME` then `parley register NAME "
+             "--profile NAME` creates one")
+        return 0
+    for name, config in found:
+        who = config.get("name") or "-"
+        _out(f"{name:<16} {who:<16} {config.get('player') or 'not registered':<18} "
+             f"{config.get('server') or ''}")
+    return 0
+
+
+def getting_started() -> str:
+    """What `parley` alone prints: the first steps, or where the user stands."""
+    path = config_path(None)
+    config = load_config(path) if path.exists() else {}
+    if config.get("player"):
+        return (f"parley: you are {config.get('name')} ({config['player']}) on "
+                f"{config.get('server')}.\n`parley games` lists your games, `parley view GAME` "
+                "shows one, `parley --help` lists every command.")
+    return (
+        "parley: no player configured yet. To start playing:\n"
+        "  parley keygen                          # your key, kept on this machine\n"
+        f"  parley register NAME --server URL      # (default server {DEFAULT_SERVER})\n"
+        "  parley new stratego --option army=duel --join\n"
+        "  parley view GAME                       # the board and your numbered legal moves\n"
+        "  parley move GAME 3                     # play move number 3 (or e4-e5, or JSON)\n"
+        "Several identities on one machine: add --profile NAME to every command.\n"
+        "To run a server instead: `parley run` (see README.md). `parley --help` lists all.")
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """`k=v`: the value is JSON when it parses as JSON (`3`, `true`), else a string."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise ClientError(f"--option {text!r}: expected NAME=VALUE")
+    try:
+        return name, json.loads(raw)
+    except ValueError:
+        return name, raw
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Create a game (nobody seated, the creator neither); --join takes a seat at once."""
+    session = Session(args)
+    session.require_player()
+    seats = args.players
+    if seats is None:
+        rulesets = {r["id"]: r for r in session.http.get("/v1/rulesets", auth=False)}
+        if args.ruleset not in rulesets:
+            raise ClientError(f"unknown ruleset {args.ruleset!r}; the server has "
+                              f"{', '.join(sorted(rulesets))}")
+        seats = rulesets[args.ruleset]["min_players"]
+    options = dict(parse_option(o) for o in args.option)
+    game = session.http.post("/v1/games", {"ruleset": args.ruleset, "players": seats,
+                                           "options": options})
+    _out(f"created {game['id']}: {game['ruleset']} for {game['seats']} seats, "
+         f"options {_compact(game['options'])}")
+    _out(f"dice commitment: {game['commitment']}")
+    if args.join:
+        return _join(session, game["id"], None)
+    _out(f"every player, you too, joins with `parley join {game['id']}`")
+    return 0
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    session = Session(args)
+    session.require_player()
+    return _join(session, args.game, args.seat)
+
+
+def _join(session: Session, game: str, seat: int | None) -> int:
+    """Take a seat with a fresh random client seed, mixed into the game's dice."""
+    client_seed = signing.b64url_encode(secrets.token_bytes(16))
+    body: dict[str, Any] = {"client_seed": client_seed}
+    if seat is not None:
+        body["seat"] = seat
+    joined = session.http.post(f"/v1/games/{game}/join", body)
+    final = joined.get("seat_final", True)
+    where = f"seat {joined['seat']}" if final else "a seat (drawn when the game starts)"
+    _out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
+    if joined["status"] == "active":
+        _out(f"every seat is taken and the game has started: you hold seat {joined['seat']}; "
+             f"`parley view {game}` shows the board")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    """Show the caller's view: the text rendering, whose turn, and the legal moves."""
+    session = Session(args)
+    view = session.http.get(f"/v1/games/{args.game}/view")
+    if args.json:
+        _write_json(view, None)
+        return 0
+    if view.get("text"):
+        _out(view["text"].rstrip("\n"))
+        _out()
+    _out(f"game {view['game']}  status {view['status']}  step {view['step']}"
+         f"  ({view.get('step_kind') or '-'})  to act {view['to_act']}")
+    if view.get("result"):
+        _out(f"result: {_compact(view['result'])}")
+    if view["seat"] is None:
+        _out("you watch as a spectator (you hold no seat)")
+        return 0
+    mine = view["seat"] in view["to_act"]
+    _out(f"you hold seat {view['seat']}" + (": your turn" if mine else ""))
+    LastViews(session.path).remember(view)
+    _print_legal(view, _ruleset(session, args.game))
+    return 0
+
+
+def _ruleset(session: Session, game: str) -> str:
+    ruleset: str = session.http.get(f"/v1/games/{game}", auth=False)["ruleset"]
+    return ruleset
+
+
+def _print_legal(view: dict[str, Any], ruleset: str) -> None:
+    """The legal moves numbered as `parley move GAME N` takes them, in the game's notation."""
+    moves = view.get("legal_moves") or []
+    if not moves:
+        return
+    engine = engine_for(ruleset)
+    complete = view.get("legal_moves_complete", True)
+    _out("legal moves:" if complete else "examples of legal moves (any valid arrangement "
+                                         "is allowed):")
+    for i, move in enumerate(moves[:LEGAL_MOVES_SHOWN]):
+        _out(f"  {i:>3}  {label(engine, move)}")
+    if len(moves) > LEGAL_MOVES_SHOWN:
+        _out(f"  ... {len(moves) - LEGAL_MOVES_SHOWN} more (`parley view --json` lists all)")
+    how = "a number above, the move in the game's notation" if engine else "a number above"
+    _out(f"play one with: parley move {view['game']} <{how}, or JSON>  (resign: 'resign')")
+
+
+def sign_envelope(key: Ed25519PrivateKey, key_id: str, game: str, seat: int, step: int,
+                  move: dict[str, Any]) -> dict[str, Any]:
+    """The signed envelope of DESIGN.md "Signed moves": a fresh 16-byte nonce, UTC time."""
+    payload = {"game": game, "seat": seat, "step": step, "move": move,
+               "nonce": signing.b64url_encode(secrets.token_bytes(16)),
+               "issued_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {"payload": payload, "key_id": key_id,
+            "signature": signing.sign_payload(key, payload)}
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    """Sign a move with the player's key, submit it, and wait until it is resolved."""
+    session = Session(args)
+    session.require_player()
+    view = session.http.get(f"/v1/games/{args.game}/view")
+    try:
+        move = read_move(args.move, args.game, view, lambda: _ruleset(session, args.game),
+                         LastViews(session.path))
+    except MoveError as err:
+        raise ClientError(str(err)) from err
+    if view["seat"] is None and args.seat is None:
+        raise ClientError(f"you hold no seat in {args.game}")
+    seat = view["seat"] if args.seat is None else args.seat
+    step = view["step"] if args.step is None else args.step
+    env = sign_envelope(session.key(), session.config["key_id"], args.game, seat, step, move)
+    try:
+        accepted = session.http.post(f"/v1/games/{args.game}/moves", env, auth=False)
+    except ApiError as err:
+        _out(f"refused: {err.code} ({err.status}): {err.detail}")
+        return 1
+    saved = _save_receipt(session, args.game, accepted["receipt"])
+    _out(f"accepted as move {accepted['id']} of {args.game} at step {step}; "
+         f"receipt saved in {saved}")
+    status = accepted
+    if args.wait > 0 and status["status"] == "queued":
+        status = _wait(session.http, accepted["location"], args.wait)
+    return _report_status(status)
+
+
+def _save_receipt(session: Session, game: str, receipt: dict[str, Any]) -> Path:
+    """Keep the server-signed receipt: `parley verify --receipt` checks it against the log."""
+    path = session.path.parent / "receipts" / game / f"{receipt['seq']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(receipt, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _wait(http: Http, location: str, seconds: float) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    while True:
+        status = http.get(http.resolve(location), auth=False)
+        if status["status"] != "queued" or time.monotonic() >= deadline:
+            return status
+        time.sleep(POLL_SECONDS)
+
+
+def _report_status(status: dict[str, Any]) -> int:
+    if status["status"] == "rejected":
+        _out(f"rejected: {status.get('code')}: {status.get('detail')}")
+        return 1
+    if status["status"] == "queued":
+        _out("still queued: `parley view` shows when it has been applied")
+        return 0
+    _out("applied")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Download the audit bundle (the seed and every envelope appear once the game ends)."""
+    session = Session(args)
+    bundle = session.http.get(f"/v1/games/{args.game}/audit", auth=False)
+    _write_json(bundle, args.output)
+    if args.output and args.output != "-":
+        _out(f"wrote the audit bundle of {args.game} ({bundle['status']}, "
+             f"{len(bundle['entries'])} entries) to {args.output}")
+        if bundle["status"] != "finished":
+            _out("the game has not finished: `parley verify --partial` checks what can be "
+                 "checked before the server seed is revealed")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Download a finished game's record: the audit bundle plus every event."""
+    session = Session(args)
+    record = session.http.get(f"/v1/games/{args.game}/record", auth=False)
+    _write_json(record, args.output)
+    if args.output and args.output != "-":
+        _out(f"wrote the record of {args.game} ({len(record['audit']['entries'])} entries, "
+             f"{len(record['events'])} events) to {args.output}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a bundle or record offline; exit 0 only if every check passes."""
+    from service.protocol.verify import verify_bundle
+
+    bundle = _read_strict_json(args.bundle)
+    receipts = [_read_strict_json(path) for path in args.receipt]
+    report = verify_bundle(bundle, server_key=args.server_key, receipts=receipts,
+                           partial=args.partial)
+    _out(report.render())
+    return 0 if report.ok else 1
+
+
+def _read_strict_json(path: str) -> Any:
+    """JSON without duplicate keys or NaN: two parsers must not read two different bundles."""
+    try:
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as err:
+        raise ClientError(f"cannot read {path}: {err.strerror}") from err
+    try:
+        return signing.parse_json_strict(raw)
+    except signing.DuplicateKey as err:
+        raise ClientError(f"{path}: the key {str(err)!r} appears twice in one object") from err
+    except (ValueError, RecursionError) as err:
+        raise ClientError(f"{path} is not valid JSON: {err}") from err
+
+
+# ---- argparse ------------------------------------------------------------------------------
+
+
+def _handler(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Run a command; a ClientError is one line on stderr and exit status 1, not a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except ClientError as err:
+            sys.stderr.write(f"parley {args.command}: {err}\n")
+            return 1
+
+    return run
+
+
+def add_commands(sub: Any) -> None:
+    """Register the client subcommands on the `parley` parser's subparsers."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", help="config file (default: $PARLEY_CONFIG or "
+                                         "~/.config/parley/config.json)")
+    common.add_argument("--profile", help="a named identity: its own config, key and token "
+                                          "(default: $PARLEY_PROFILE, else the default config)")
+    common.add_argument("--server", help="server URL (default: $PARLEY_SERVER, the config's, "
+                                         f"or {DEFAULT_SERVER})")
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], text: str
+            ) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, parents=[common], help=text, description=text)
+        parser.set_defaults(handler=_handler(func))
+        return parser
+
+    p = add("keygen", cmd_keygen, "create your Ed25519 key file (mode 0600)")
+    p.add_argument("--key", help="key file (default: key.pem beside the config file)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing key (a registered player's new key is added)")
+    p = add("register", cmd_register, "register a player with your public key")
+    p.add_argument("name")
+    p.add_argument("--email")
+    add("games", cmd_games, "list your games")
+    add("profiles", cmd_profiles, "list the named profiles (identities) on this machine")
+    p = add("new", cmd_new, "create a game")
+    p.add_argument("ruleset")
+    p.add_argument("--players", type=int, help="seats (default: the ruleset's minimum)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a game option; VALUE is JSON or a plain string (repeatable)")
+    p.add_argument("--join", action="store_true", help="take a seat at once")
+    p = add("join", cmd_join, "take a seat in a game (with a random client seed)")
+    p.add_argument("game")
+    p.add_argument("--seat", type=int, help="a seat number (default: the first free one)")
+    p = add("view", cmd_view, "show your view of a game and your legal moves")
+    p.add_argument("game")
+    p.add_argument("--json", action="store_true", help="print the raw view JSON")
+    p = add("move", cmd_move, "sign and submit a move, then wait for its outcome")
+    p.add_argument("game")
+    p.add_argument("move", help="a number from your last `parley view`, the move in the "
+                                "game's notation (e4-e5), JSON, @FILE, or - for stdin")
+    p.add_argument("--seat", type=int, help="default: your seat from the view")
+    p.add_argument("--step", type=int, help="default: the current step from the view")
+    p.add_argument("--wait", type=float, default=DEFAULT_WAIT,
+                   help=f"seconds to wait for the outcome, 0: don't (default {DEFAULT_WAIT:g})")
+    p = add("audit", cmd_audit, "download a game's audit bundle")
+    p.add_argument("game")
+    p.add_argument("-o", "--output", help="file to write (default: stdout)")
+    p = add("export", cmd_export, "download a finished game's record (bundle + events)")
+    p.add_argument("game")
+    p.add_argument("-o", "--output", help="file to write (default: stdout)")
+    p = add("verify", cmd_verify, "check an audit bundle or record offline")
+    p.add_argument("bundle", help="the bundle or record JSON file (- for stdin)")
+    p.add_argument("--server-key", help="require this server key (from GET /v1/server-key); "
+                   "write --server-key=KEY, as a key may begin with '-'")
+    p.add_argument("--receipt", action="append", default=[], metavar="FILE",
+                   help="a receipt saved by `parley move` to check against the log")
+    p.add_argument("--partial", action="store_true",
+                   help="accept a running game's bundle, checking what can be checked")

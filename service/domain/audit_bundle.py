@@ -1,0 +1,87 @@
+"""The audit bundle of `GET /v1/games/{id}/audit` (specified byte for byte in docs/audit.md).
+
+During play the bundle holds the commitment, the move digests and entry hashes, the draws (the
+parameters and results of secret ones redacted), and the full envelopes of moves that are not
+secret.
+After the end it adds the revealed server seed and every envelope: then it is self-contained and
+`parley verify` can check it offline.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service.domain.game import Game
+from service.protocol import signing
+from service.storage.store import Store
+
+FORMAT = "parley-audit-v1"
+
+
+def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
+    engine = game.engine
+    finished = game.finished
+    rejections = store.rejections(game.id)
+    entries = []
+    for seq, fields in store.entries(game.id, 1, game.head):
+        envelope = json.loads(fields["env"])
+        entry: dict[str, Any] = {
+            "seq": seq, "accepted_at": fields["t"], "entry_hash": fields["h"],
+            "digest": signing.sha256_hex(fields["env"].encode("utf-8")),
+            "status": "queued" if seq > game.applied else
+            ("rejected" if seq in rejections else "applied"),
+        }
+        if seq in rejections:
+            entry["code"] = rejections[seq]["code"]
+        move = envelope["payload"]["move"]
+        if finished or not engine.is_secret(move):
+            entry["envelope"] = envelope
+        entries.append(entry)
+    draws = [bundle_draw(d, finished) for d in store.draws(game.id)]
+    players = []
+    for seat, pid in enumerate(game.players):
+        keys = {}
+        if pid:
+            for key_id in store.player_keys(pid):
+                key = store.key(key_id)
+                if key:
+                    keys[key_id] = key["public_key"]
+        players.append({"seat": seat, "player": pid, "keys": keys})
+    secret = store.secret(game.id) if finished else {}
+    bundle = {
+        "format": FORMAT,
+        "game": game.id,
+        "ruleset": game.ruleset,
+        "options": game.options,
+        "platform": game.platform,
+        "seats": game.seats,
+        "status": game.status,
+        "players": players,
+        "commitment": game.commitment,
+        "server_seed": secret.get("server_seed"),
+        "client_seeds": [game.raw.get(f"client_seed:{i}") for i in range(game.seats)],
+        "joined": [game.raw.get(f"join:{i}") for i in range(game.seats)],
+        "entries": entries,
+        "draws": draws,
+        # unsalted hashes of states holding secrets would let a player test guesses of a
+        # hidden choice: published only once everything is public
+        "state_hashes": [{"seq": s, "hash": h} for s, h in store.hashes(game.id)]
+        if finished else [],
+        "result": game.result,
+        "server_key": signing.public_key_b64(server_key),
+    }
+    bundle["signature"] = signing.b64url_encode(
+        server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
+    return bundle
+
+
+def bundle_draw(draw: dict[str, Any], finished: bool) -> dict[str, Any]:
+    """A stored draw as the bundle shows it (docs/audit.md §5): a secret draw shows neither
+    its parameters nor its result before the end, since a secret shuffle's items would show
+    what it hides (a hand)."""
+    if draw.pop("secret", False) and not finished:
+        draw["params"] = None
+        draw["result"] = None
+        draw["redacted"] = True
+    return draw

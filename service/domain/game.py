@@ -1,0 +1,370 @@
+"""Game lifecycle shared by the web process and the workers: create, join, start, resolve.
+
+The web process creates games, seats players and accepts envelopes; a worker starts a full game
+and drains its move stream (DESIGN.md "The flow of one move"). Both start paths run the same
+idempotent `start_game`, guarded in Redis by the game's status, so a crash between the last join
+and the start is repaired by the next job or the sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import Decision, Engine, IllegalMove
+from engines.registry import get_engine
+from engines.rng import AuditedRng, game_seed, move_key, start_key
+from service.domain import notices
+from service.protocol import signing
+from service.storage.store import Commit, ResolveRead, Store, now_iso, player_games_key
+
+log = logging.getLogger(__name__)
+
+SEAT_ORDERS = ("random", "joined")
+#: events the platform itself records; engines never see or redact them
+PLATFORM_EVENTS = frozenset({"game_started", "game_finished"})
+#: how many pending entries one commit resolves at most (bounds a commit's size)
+BATCH = 256
+
+
+@dataclass
+class Game:
+    """A game's meta hash, decoded."""
+
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    platform: dict[str, Any]
+    seats: int
+    status: str
+    step: int
+    to_act: list[int]
+    step_kind: str | None
+    head: int
+    applied: int
+    players: list[str | None]
+    result: dict[str, Any] | None
+    commitment: str
+    created_at: str
+    creator: str
+    raw: dict[str, str]
+
+    @property
+    def engine(self) -> Engine:
+        return get_engine(self.ruleset)
+
+    @classmethod
+    def from_meta(cls, gid: str, meta: dict[str, str]) -> Game:
+        seats = int(meta["seats"])
+        if meta.get("players"):
+            players = json.loads(meta["players"])
+        else:
+            players = [meta.get(f"join:{i}") for i in range(seats)]
+        return cls(
+            id=gid, ruleset=meta["ruleset"], options=json.loads(meta["options"]),
+            platform=json.loads(meta["platform"]), seats=seats, status=meta["status"],
+            step=int(meta.get("step", 0)), to_act=json.loads(meta.get("to_act", "[]")),
+            step_kind=meta.get("step_kind") or None, head=int(meta.get("head", 0)),
+            applied=int(meta.get("applied", 0)), players=players,
+            result=json.loads(meta["result"]) if meta.get("result") else None,
+            commitment=meta["commitment"], created_at=meta["created_at"],
+            creator=meta["creator"], raw=meta,
+        )
+
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat this player holds once the game has started (None: not seated)."""
+        if player is None or self.status in ("open", "full"):
+            return None
+        return self.players.index(player) if player in self.players else None
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+
+def split_options(engine: Engine, options: dict[str, Any], seats: int
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(engine options, platform options): platform options and their per-game aliases
+    (Stratego's `red_player` is `seat_order`) are taken out before the engine sees them."""
+    opts = dict(options)
+    seat_order = opts.pop("seat_order", None)
+    for alias, platform_name in engine.platform_aliases.items():
+        if alias in opts:
+            value = opts.pop(alias)
+            if platform_name != "seat_order":
+                continue
+            if seat_order is not None and value != seat_order:
+                raise IllegalMove("invalid_options",
+                                  f"{alias!r} = {value!r} contradicts seat_order = {seat_order!r}.")
+            seat_order = value
+    seat_order = "random" if seat_order is None else seat_order
+    if seat_order not in SEAT_ORDERS:
+        raise IllegalMove("invalid_options", f"seat_order must be one of {list(SEAT_ORDERS)}.")
+    if not engine.min_players <= seats <= engine.max_players:
+        raise IllegalMove("invalid_options", f"{engine.id} is for {engine.min_players}-"
+                                             f"{engine.max_players} players, not {seats}.")
+    validated = engine.validate_options(opts, seats)
+    for alias in engine.platform_aliases:
+        validated.pop(alias, None)
+    return validated, {"seat_order": seat_order}
+
+
+def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
+                creator: str, time_control: dict[str, Any] | None = None) -> Game:
+    """A new open game with a fresh committed server seed; nobody is seated yet."""
+    engine = get_engine(ruleset)
+    engine_opts, platform = split_options(engine, options, seats)
+    if time_control:
+        platform["time_control"] = time_control
+    server_seed = secrets.token_bytes(32)
+    gid = "g_" + secrets.token_hex(6)
+    meta = {
+        "ruleset": ruleset, "options": json.dumps(engine_opts), "platform": json.dumps(platform),
+        "seats": str(seats), "status": "open", "step": "0", "to_act": "[]", "head": "0",
+        "applied": "0", "joined": "0", "events": "0",
+        "commitment": signing.sha256_hex(server_seed), "created_at": now_iso(),
+        "creator": creator,
+    }
+    store.create_game(gid, meta, server_seed.hex(), creator)
+    log.info("game %s created (%s, %d seats)", gid, ruleset, seats)
+    return Game.from_meta(gid, meta)
+
+
+def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
+              pid: str | None) -> dict[str, Any]:
+    """The body of a seat's view (a spectator's for a player without a seat): the engine's
+    redaction, its text, and the legal moves when that seat is to act."""
+    record = Game.from_meta(gid, meta)
+    seat = record.seat_of(pid)
+    body = {"game": gid, "status": record.status, "seat": seat, "step": record.step,
+            "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
+            "legal_moves": [], "legal_moves_complete": True, "result": record.result,
+            "text": None}
+    if state_json is None:
+        return body
+    engine = get_engine(record.ruleset)
+    state = signing.load_json(state_json)
+    view = engine.view(state, seat)
+    body["state"] = view
+    body["text"] = engine.render_text(view)
+    if seat is not None and seat in record.to_act:
+        body["legal_moves"] = list(engine.legal_moves(state, seat))
+        body["legal_moves_complete"] = engine.decision(state).get("legal_moves_complete", True)
+    return body
+
+
+def load_game(store: Store, gid: str) -> Game | None:
+    meta = store.meta(gid)
+    return Game.from_meta(gid, meta) if meta else None
+
+
+def seed_of(store: Store, game: Game, server_seed_hex: str | None = None) -> bytes:
+    """The game seed (HMAC of the server seed over the game id and the client seeds); the
+    server seed is read from the game's secret hash unless the caller has it already."""
+    if server_seed_hex is None:
+        server_seed_hex = store.secret(game.id)["server_seed"]
+    return _game_seed(game, server_seed_hex)
+
+
+def _game_seed(game: Game, server_seed_hex: str) -> bytes:
+    client_seeds = [game.raw[f"client_seed:{i}"] for i in range(game.seats)]
+    return game_seed(bytes.fromhex(server_seed_hex), game.id, client_seeds)
+
+
+def _draw_records(rng: AuditedRng, first_index: int, step: int, seq: int) -> list[str]:
+    return [json.dumps({"index": first_index + i, "step": step, "seq": seq, **d})
+            for i, d in enumerate(rng.draws)]
+
+
+def _event_record(seq: int, step: int, event: dict[str, Any]) -> str:
+    """Stored compactly as [seq, step, event] (`Store.events` reads it back as a dict)."""
+    return json.dumps([seq, step, event], separators=(",", ":"))
+
+
+def _decision_fields(d: Decision) -> dict[str, str]:
+    return {"step": str(d["step"]), "to_act": json.dumps(d["to_act"]),
+            "step_kind": d["step_kind"]}
+
+
+def start_game(store: Store, gid: str) -> bool:
+    """Fix the seats and set the game up once every seat is taken; idempotent.
+
+    With `seat_order: random` the audited draw `seat-order` shuffles the joined players over the
+    seats (seat 0 moves first in every game); with `joined` they keep the seats they took.
+    """
+    game = load_game(store, gid)
+    if game is None or game.status != "full":
+        return False
+    engine = game.engine
+    rng = AuditedRng(start_key(seed_of(store, game)))
+    joined = [game.raw[f"join:{i}"] for i in range(game.seats)]
+    if game.platform["seat_order"] == "random":
+        players = rng.shuffle("seat-order", joined)
+    else:
+        players = joined
+    state = engine.setup(game.options, game.seats, rng)
+    dumped = signing.dump_state(state)
+    decision = engine.decision(state)
+    meta = {"status": "active", "players": json.dumps(players), "started_at": now_iso(),
+            **_decision_fields(decision)}
+    events = [_event_record(0, 0, {"type": "game_started", "players": players})]
+    result = engine.result(state)
+    if result is not None:
+        meta.update(_finish_fields(result))
+        events.append(_event_record(0, 0, {"type": "game_finished", "result": result}))
+    meta.update(notices.deadline_fields(game.platform, True, result is None, decision["step"]))
+    told = notices.transition_notices(game.seats, None, decision["step"], decision["to_act"],
+                                      result, meta.get("deadline"), started=True)
+    ok = store.commit(
+        gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0), {},
+        [(0, signing.sha256_hex(dumped.encode()))], told,
+    )
+    if ok:
+        for player in players:
+            store.r.sadd(player_games_key(player), gid)
+        log.info("game %s started", gid)
+    return ok
+
+
+def _finish_fields(result: dict[str, Any]) -> dict[str, str]:
+    return {"status": "finished", "result": json.dumps(result), "finished_at": now_iso(),
+            "to_act": "[]"}
+
+
+@dataclass
+class Resolved:
+    """What one resolve did: entries resolved, and whether it caught up with the stream."""
+
+    count: int
+    caught_up: bool
+    game: Game | None = None
+
+
+def resolve_pending(store: Store, gid: str) -> int:
+    """Apply the game's pending entries in order and commit them atomically; returns how many."""
+    return resolve(store, gid).count
+
+
+def resolve(store: Store, gid: str) -> Resolved:
+    """Apply up to BATCH pending entries in order and commit them atomically.
+
+    The caller holds the game's lock. The commit is guarded by `applied`, so a worker that lost
+    its lock (it stalled past the lock's expiry) writes nothing and a later job redoes the work.
+    One round trip reads everything (`Store.read_for_resolve`), one commits.
+    """
+    read = store.read_for_resolve(gid, BATCH)
+    if read[0] and read[0]["status"] == "full":
+        start_game(store, gid)
+        read = store.read_for_resolve(gid, BATCH)
+    planned = plan_resolve(gid, read)
+    if isinstance(planned, Resolution):
+        return write_resolutions(store, [planned])[0]
+    if planned is None:  # still not started (`start_game` found it changed meanwhile)
+        return Resolved(0, False, Game.from_meta(gid, read[0]))
+    return planned
+
+
+@dataclass
+class Resolution:
+    """A resolve computed but not yet written: its commit, and what it resolves."""
+
+    game: Game
+    commit: Commit
+    last: int
+    count: int
+
+
+def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
+    """What resolving the entries in `read` (`Store.read_for_resolve`) writes, computed
+    without touching the store: a Resolution to write, a Resolved with nothing to write, or
+    None for a game that must be started first (`start_game`)."""
+    meta, state_json, entries, draw_index, server_seed = read
+    if not meta:
+        return Resolved(0, True)
+    if meta["status"] == "full":
+        return None
+    game = Game.from_meta(gid, meta)
+    if game.applied >= game.head or state_json is None:
+        return Resolved(0, True, game)
+    if not entries:  # head says there is more, the stream disagrees: damage, for `parley fsck`
+        log.error("game %s: entries after %d are missing from the move stream", gid, game.applied)
+        return Resolved(0, False, game)
+    last = entries[-1][0]
+    engine = game.engine
+    state = signing.load_json(state_json)
+    if server_seed is None:
+        raise RuntimeError(f"game {gid} has no server seed")
+    seed = _game_seed(game, server_seed)
+    result = game.result
+    events: list[str] = []
+    draws: list[str] = []
+    hashes: list[tuple[int, str]] = []
+    rejected: dict[str, str] = {}
+    told: list[str] = []
+
+    def reject(seq: int, seat: int, step: int, code: str, detail: str) -> None:
+        rejected[str(seq)] = json.dumps({"code": code, "detail": detail})
+        told.append(notices.rejection_notice(seat, step, seq, code, detail))
+
+    dumped = state_json
+    for seq, fields in entries:
+        envelope = signing.load_json(fields["env"])
+        payload = envelope["payload"]
+        seat, move = payload["seat"], payload["move"]
+        step = engine.decision(state)["step"]
+        if result is not None:
+            reject(seq, seat, step, "game_over", "The game has ended.")
+            continue
+        if payload["step"] != step:
+            reject(seq, seat, step, "stale_step",
+                   f"The move names step {payload['step']}, the game is at step {step}.")
+            continue
+        rng = AuditedRng(move_key(seed, signing.b64url_decode(envelope["signature"])))
+        try:
+            state, new_events = engine.apply(state, seat, move, rng)
+        except IllegalMove as err:
+            reject(seq, seat, step, err.code, err.message)
+            continue
+        events.extend(_event_record(seq, step, e) for e in new_events)
+        draws.extend(_draw_records(rng, draw_index, step, seq))
+        draw_index += len(rng.draws)
+        dumped = signing.dump_state(state)
+        hashes.append((seq, signing.sha256_hex(dumped.encode())))
+        result = engine.result(state)
+        if result is not None:
+            events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
+    decision = engine.decision(state)
+    meta_update = {"applied": str(last), **_decision_fields(decision)}
+    newly_finished = result if result is not None and game.result is None else None
+    if newly_finished is not None:
+        meta_update.update(_finish_fields(result))
+    if game.result is None:
+        step_changed = decision["step"] != game.step
+        meta_update.update(notices.deadline_fields(game.platform, step_changed, result is None,
+                                                   decision["step"]))
+        told += notices.transition_notices(game.seats, game.step, decision["step"],
+                                           decision["to_act"], newly_finished,
+                                           meta_update.get("deadline"))
+    commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
+                    rejected, hashes, told)
+    return Resolution(game, commit, last, len(entries))
+
+
+def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:
+    """Commit resolutions (one round trip for all), each guarded by its game's `applied`."""
+    written = store.commit_many([r.commit for r in resolutions])
+    out = []
+    for r, ok in zip(resolutions, written, strict=True):
+        first = r.game.applied + 1
+        if not ok:
+            log.warning("game %s: commit of %d..%d lost the race; nothing written",
+                        r.game.id, first, r.last)
+            out.append(Resolved(0, False, r.game))
+            continue
+        log.info("game %s: resolved %d..%d (%d rejected)", r.game.id, first, r.last,
+                 len(r.commit.rejected))
+        out.append(Resolved(r.count, r.last >= r.game.head, r.game))
+    return out

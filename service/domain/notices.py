@@ -1,0 +1,73 @@
+"""What a commit must tell whom: the notices recorded in the game's outbox with the commit.
+
+DESIGN.md "Notifications" and issue 3's "nothing lost": the commit that changes a game also
+records, in the same Lua script, one notice per seat that must be told something. A dispatcher
+(`service.notify.dispatch`) later turns each notice into deliveries (mail, webhooks). Notices carry
+only
+ids and public facts; views and texts are rendered at delivery time from the current state.
+
+Notice types are the webhook event types; mail is sent for `MAIL_TYPES` only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+TURN_STARTED = "turn.started"
+GAME_STARTED = "game.started"
+GAME_FINISHED = "game.finished"
+MOVE_REJECTED = "move.rejected"
+DEADLINE_REMINDER = "deadline.reminder"
+TIMED_OUT = "deadline.timeout"
+
+#: every event type a webhook can subscribe to
+EVENT_TYPES = (TURN_STARTED, GAME_STARTED, GAME_FINISHED, MOVE_REJECTED, DEADLINE_REMINDER,
+               TIMED_OUT)
+#: the kinds a player gets by mail (each can be turned off per game and for all games)
+MAIL_TYPES = (TURN_STARTED, GAME_STARTED, GAME_FINISHED, DEADLINE_REMINDER, TIMED_OUT)
+#: notices that are out of date once the game has left their step (not delivered then)
+STEP_BOUND = frozenset({TURN_STARTED, DEADLINE_REMINDER})
+
+
+def notice(kind: str, seat: int, step: int, **data: Any) -> str:
+    return json.dumps({"type": kind, "seat": seat, "step": step, "at": int(time.time()),
+                       **data}, sort_keys=True)
+
+
+def deadline_fields(platform: dict[str, Any], step_changed: bool, active: bool,
+                    step: int, now: float | None = None) -> dict[str, str]:
+    """Meta fields for the time control: a new deadline whenever a new decision opens.
+
+    The deadline is per decision (the step): every seat asked to act in it has the same one.
+    """
+    tc = platform.get("time_control")
+    if not tc:
+        return {}
+    if not active:
+        return {"deadline": "", "deadline_step": ""}
+    if not step_changed:
+        return {}
+    now = time.time() if now is None else now
+    return {"deadline": str(round(now + tc["seconds_per_move"], 3)),
+            "deadline_step": str(step)}
+
+
+def transition_notices(seats: int, old_step: int | None, step: int, to_act: list[int],
+                       finished_result: dict[str, Any] | None, deadline: str | None,
+                       started: bool = False) -> list[str]:
+    """Notices for a change of decision: the game started, a new turn, or the game ended."""
+    out: list[str] = []
+    if started:
+        out += [notice(GAME_STARTED, s, step) for s in range(seats)]
+    if finished_result is not None:
+        out += [notice(GAME_FINISHED, s, step, result=finished_result) for s in range(seats)]
+    elif old_step != step:
+        due = float(deadline) if deadline else None
+        out += [notice(TURN_STARTED, s, step, deadline=due) for s in to_act]
+    return out
+
+
+def rejection_notice(seat: int, step: int, seq: int, code: str, detail: str) -> str:
+    return notice(MOVE_REJECTED, seat, step, seq=seq, code=code, detail=detail)

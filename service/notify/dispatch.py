@@ -1,0 +1,499 @@
+"""From recorded notices to deliveries: mail and webhooks, at most once, retried, logged.
+
+Flow (docs/notifications.md):
+1. A commit records notices in the game's outbox (`service.domain.notices`), and the game in the
+   notify set just before, so a crash after the commit loses nothing.
+2. `flush` (after each drain, and from the sweep) turns each notice into one delivery per target
+   (the seat player's mail; each of their webhooks subscribed to the type) with a deterministic
+   id: hash of (game, seat, step, type, target). Records are created with HSETNX, so a flush
+   that runs twice creates nothing twice; the outbox is trimmed only after that.
+3. `deliver(did, attempt)` claims the attempt with HSETNX `claim:<n>` before it sends: however
+   often RQ runs a job, an attempt is made at most once, so a notification goes out at most
+   once per (seat, step, kind) and target. Webhook attempts that fail in a retryable way
+   schedule the next attempt with exponential backoff.
+
+Deadlines: a `turn.started` notice with a deadline schedules two RQ jobs (`deadline_job`),
+a reminder and the timeout; both do nothing once the game has left that step. Each is also
+recorded in the `parley:deadlines` sorted set until it has run, and the sweep runs any that is
+overdue by more than DEADLINE_GRACE seconds: a worker (and its scheduler) killed before a
+deadline loses nothing, even though RQ's scheduler lock only passes to another worker later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from rq import Queue
+
+from service.config import Config
+from service.domain import notices
+from service.domain.accept import append_server_move
+from service.domain.game import Game, load_game
+from service.notify import mail, webhooks
+from service.storage.resolve_queue import wake
+from service.storage.store import NOTIFY_KEY, Store, game_key, now_iso, player_key
+
+log = logging.getLogger(__name__)
+
+DEADLINES_KEY = "parley:deadlines"  # sorted set "<game>|<step>|<kind>" by due time
+DEADLINE_GRACE = 2.0
+DELIVERY_TTL = 30 * 86400  # delivery records and their attempt logs are kept 30 days
+MAIL_MAX_ATTEMPTS = 3
+JOB = "workers.notify"
+
+
+def delivery_key(did: str) -> str:
+    return f"delivery:{did}"
+
+
+def attempts_key(did: str) -> str:
+    return f"delivery:{did}:attempts"
+
+
+def delivery_id(gid: str, notice: dict[str, Any], target: str) -> str:
+    ident = (f"{gid}|{notice['seat']}|{notice['step']}|{notice['type']}|"
+             f"{notice.get('seq', '')}|{target}")
+    return "msg_" + hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+def iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---- 2. flush: notices -> deliveries ----------------------------------------------------------
+
+def flush(store: Store, queue: Queue, config: Config, gid: str,
+          game: Game | None = None) -> int:
+    """Turn the game's recorded notices into deliveries; returns how many notices it took.
+
+    Runs under the game's lock so that two flushes never trim each other's notices. A resolve
+    job calls it while it still holds the lock, passing the game it loaded (its players are
+    what matter here); without `game` the flush takes the lock itself.
+    """
+    if game is not None:
+        return flush_locked(store, queue, config, [game])[0]
+    if not store.r.llen(game_key(gid, "outbox")):
+        store.r.srem(NOTIFY_KEY, gid)
+        return 0
+    with store.lock(gid, wait=2) as got:
+        if not got:
+            return 0  # the holder's job flushes after it; the sweep repairs the rest
+        game = load_game(store, gid)
+        if game is None:  # no such game (any more): its notices have nobody to go to
+            store.r.delete(game_key(gid, "outbox"))
+            store.r.srem(NOTIFY_KEY, gid)
+            return 0
+        return flush_locked(store, queue, config, [game])[0]
+
+
+def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) -> list[int]:
+    """The flush proper of games whose locks the caller holds, in two round trips for all of
+    them when no player has mail or webhooks: the outboxes with every seated player's record
+    and webhook ids, then the trims. Per game, how many notices it took."""
+    if not games:
+        return []
+    players = list(dict.fromkeys(p for game in games for p in game.players if p))
+    pipe = store.r.pipeline(transaction=False)
+    for game in games:
+        pipe.lrange(game_key(game.id, "outbox"), 0, -1)
+    for pid in players:  # once, however many of the games they sit in (a bot's batch)
+        pipe.hgetall(player_key(pid))
+        pipe.smembers(webhooks.player_webhooks_key(pid))
+    replies = pipe.execute()
+    outboxes, found = replies[:len(games)], replies[len(games):]
+    reach = {pid: (found[2 * i], sorted(found[2 * i + 1])) for i, pid in enumerate(players)}
+    taken = []
+    for game, items in zip(games, outboxes, strict=True):
+        for raw in items:
+            _dispatch(store, queue, config, game, json.loads(raw), reach)
+        taken.append(len(items))
+    pipe = store.r.pipeline(transaction=False)
+    for game, count in zip(games, taken, strict=True):
+        if count:
+            pipe.ltrim(game_key(game.id, "outbox"), count, -1)
+    pipe.srem(NOTIFY_KEY, *(game.id for game in games))
+    for game in games:  # after the SREM: a commit adds its game to the set before its notices
+        pipe.llen(game_key(game.id, "outbox"))
+    lengths = pipe.execute()[-len(games):]
+    grown = [game.id for game, n in zip(games, lengths, strict=True) if n]
+    if grown:  # commits added notices meanwhile
+        store.r.sadd(NOTIFY_KEY, *grown)
+    return taken
+
+
+def pending_games(store: Store) -> list[str]:
+    return sorted(store.r.smembers(NOTIFY_KEY))
+
+
+def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
+              notice: dict[str, Any],
+              reach: dict[str, tuple[dict[str, str], list[str]]]) -> None:
+    """One notice -> a delivery per target; `reach`: player -> (record, webhook ids)."""
+    kind, seat = notice["type"], notice["seat"]
+    if kind == notices.TURN_STARTED and notice.get("deadline"):
+        schedule_deadline(store, queue, game, notice["step"], notice["deadline"])
+    pid = game.players[seat] if 0 <= seat < len(game.players) else None
+    if pid is None or pid not in reach:
+        return
+    player, hook_ids = reach[pid]
+    targets: list[tuple[str, str | None]] = []
+    if player.get("email") and kind in notices.MAIL_TYPES:
+        targets.append(("mail", None))
+    for wid in hook_ids:
+        hook = webhooks.get(store, wid)
+        if hook and webhooks.subscribed(hook, kind):
+            targets.append(("webhook", hook["id"]))
+    for channel, wid in targets:
+        did = delivery_id(game.id, notice, wid or "mail")
+        key = delivery_key(did)
+        record = {"id": did, "channel": channel, "webhook": wid or "", "player": pid,
+                  "game": game.id, "seat": str(seat), "step": str(notice["step"]),
+                  "type": kind, "notice": json.dumps(notice), "status": "pending",
+                  "attempts": "0", "created_at": now_iso()}
+        if _create(store, key, record):
+            if wid:
+                store.r.zadd(webhooks.deliveries_key(wid), {did: time.time()})
+        elif store.r.hexists(key, "claim:1"):
+            continue  # the first attempt ran already
+        enqueue_delivery(queue, did, 1)
+
+
+# KEYS: the delivery's hash; ARGV: ttl, then field, value, ... -> 1 created | 0 it existed
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def _create(store: Store, key: str, record: dict[str, str]) -> bool:
+    """Create a delivery record whole, or not at all if it exists (a flush that runs twice)."""
+    args: list[str | int] = [DELIVERY_TTL]
+    for field, value in record.items():
+        args += [field, value]
+    return bool(store.r.eval(CREATE, 1, key, *args))
+
+
+def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> None:
+    kwargs: dict[str, Any] = {"job_timeout": 60, "result_ttl": 0, "failure_ttl": 7 * 86400}
+    if delay > 0:
+        queue.enqueue_in(timedelta(seconds=delay), f"{JOB}.deliver", did, attempt, **kwargs)
+    else:
+        queue.enqueue(f"{JOB}.deliver", did, attempt, **kwargs)
+
+
+# ---- 3. deliver one attempt -------------------------------------------------------------------
+
+def deliver(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
+            attempt: int) -> str:
+    """Make attempt `attempt` of a delivery, at most once; returns the delivery's status."""
+    key = delivery_key(did)
+    if not store.r.hsetnx(key, f"claim:{attempt}", now_iso()):
+        return "claimed"
+    record = store.r.hgetall(key)
+    if "channel" not in record:  # expired (kept 30 days); the claim just made goes with it
+        store.r.delete(key)
+        return "missing"
+    store.r.hset(key, "attempts", str(attempt))
+    notice = json.loads(record["notice"])
+    game = load_game(store, record["game"])
+    if game is None:
+        return _finish(store, key, "skipped", "the game is gone")
+    if "body" not in record and _superseded(game, notice):
+        return _finish(store, key, "superseded", "the game has left that step")
+    if record["channel"] == "mail":
+        return _deliver_mail(store, queue, config, server_key, did, record, game, notice,
+                             attempt)
+    return _deliver_webhook(store, queue, config, did, record, game, notice, attempt)
+
+
+def _superseded(game: Game, notice: dict[str, Any]) -> bool:
+    if notice["type"] not in notices.STEP_BOUND:
+        return False
+    return (game.status != "active" or game.step != notice["step"]
+            or notice["seat"] not in game.to_act)
+
+
+def _finish(store: Store, key: str, status: str, error: str | None = None) -> str:
+    store.r.hset(key, mapping={"status": status, "last_error": error or ""})
+    return status
+
+
+def _log_attempt(store: Store, did: str, attempt: int, outcome: dict[str, Any]) -> None:
+    entry = {"attempt": attempt, "at": now_iso(), **outcome}
+    store.r.rpush(attempts_key(did), json.dumps(entry))
+    store.r.expire(attempts_key(did), DELIVERY_TTL)
+
+
+def _backoff(config: Config, attempt: int) -> float:
+    return config.WEBHOOK_RETRY_BASE * 2 ** (attempt - 1)
+
+
+def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
+                  record: dict[str, str], game: Game, notice: dict[str, Any],
+                  attempt: int) -> str:
+    key = delivery_key(did)
+    pid = record["player"]
+    player = store.player(pid) or {}
+    if not player.get("email"):
+        return _finish(store, key, "skipped", "the player has no email address")
+    if not mail.wants_mail(store, pid, game.id, notice["type"]):
+        return _finish(store, key, "suppressed", "the player turned this mail off")
+    subject, body = _mail_text(store, config, game, notice, player)
+    msg = mail.compose(config, to=player["email"], subject=subject, body=body, message_id=did,
+                       unsubscribe=mail.unsubscribe_url(config, server_key, pid, game.id))
+    started = time.monotonic()
+    try:
+        where = mail.send(config, msg)
+    except Exception as err:  # any SMTP or socket failure: logged, retried a few times
+        outcome = {"status": None, "latency_ms": round((time.monotonic() - started) * 1000, 1),
+                   "error": f"{type(err).__name__}: {err}"}
+        _log_attempt(store, did, attempt, outcome)
+        if attempt < MAIL_MAX_ATTEMPTS:
+            enqueue_delivery(queue, did, attempt + 1, _backoff(config, attempt))
+            return _finish(store, key, "retrying", outcome["error"])
+        log.warning("mail %s failed for good: %s", did, outcome["error"])
+        return _finish(store, key, "failed", outcome["error"])
+    _log_attempt(store, did, attempt, {"status": 250, "error": None, "to": where,
+                                       "latency_ms": round((time.monotonic() - started) * 1000,
+                                                           1)})
+    return _finish(store, key, "delivered")
+
+
+def _deliver_webhook(store: Store, queue: Queue, config: Config, did: str,
+                     record: dict[str, str], game: Game, notice: dict[str, Any],
+                     attempt: int) -> str:
+    key = delivery_key(did)
+    hook = webhooks.get(store, record["webhook"])
+    if hook is None:
+        return _finish(store, key, "skipped", "the webhook was deleted")
+    if hook.get("enabled") != "1":
+        return _finish(store, key, "skipped", "the webhook is disabled")
+    try:
+        webhooks.check_url(hook["url"], config.WEBHOOK_ALLOW_PRIVATE)
+    except webhooks.UnsafeUrl as err:
+        _log_attempt(store, did, attempt, {"status": None, "latency_ms": 0, "error": str(err)})
+        return _finish(store, key, "failed", str(err))
+    body = record.get("body")
+    if body is None:  # frozen at the first attempt: retries and redeliveries send the same bytes
+        body = webhooks.body_of(notice["type"], _payload(store, config, game, notice))
+        store.r.hset(key, "body", body)
+    outcome = webhooks.post(hook["url"], hook["secret"], did, body, config.WEBHOOK_TIMEOUT)
+    _log_attempt(store, did, attempt, outcome)
+    status = outcome["status"]
+    if status is not None and 200 <= status < 300:
+        store.r.hdel(webhooks.webhook_key(hook["id"]), "failing_since")
+        return _finish(store, key, "delivered")
+    error = outcome["error"] or f"HTTP {status}"
+    store.r.hsetnx(webhooks.webhook_key(hook["id"]), "failing_since", str(time.time()))
+    if webhooks.retryable(outcome) and attempt < config.WEBHOOK_MAX_ATTEMPTS:
+        enqueue_delivery(queue, did, attempt + 1, _backoff(config, attempt))
+        return _finish(store, key, "retrying", error)
+    _maybe_disable(store, config, hook)
+    return _finish(store, key, "failed", error)
+
+
+def _maybe_disable(store: Store, config: Config, hook: dict[str, str]) -> None:
+    """A webhook that has failed for WEBHOOK_DISABLE_AFTER seconds is disabled; owner told."""
+    since = float(store.r.hget(webhooks.webhook_key(hook["id"]), "failing_since") or time.time())
+    if time.time() - since < config.WEBHOOK_DISABLE_AFTER:
+        return
+    reason = f"deliveries failed since {iso(since)}"
+    webhooks.update(store, hook["id"], {"enabled": "0", "disabled_reason": reason})
+    log.warning("webhook %s of %s disabled: %s", hook["id"], hook["player"], reason)
+    owner = store.player(hook["player"]) or {}
+    if owner.get("email"):
+        msg = mail.compose(
+            config, to=owner["email"], subject="[Parley] Your webhook was disabled",
+            body=(f"Your webhook {hook['id']} ({hook['url']}) was disabled: {reason}.\n\n"
+                  f"Its delivery log: {config.BASE_URL}/v1/players/{hook['player']}/webhooks/"
+                  f"{hook['id']}/deliveries\nTurn it on again with PATCH "
+                  f"{config.BASE_URL}/v1/players/{hook['player']}/webhooks/{hook['id']} "
+                  '{"enabled": true}.\n'),
+            message_id=f"disabled-{hook['id']}-{int(since)}", unsubscribe=None)
+        try:
+            mail.send(config, msg)
+        except Exception:  # the disabling stands; the log line above records it
+            log.exception("could not tell %s that webhook %s was disabled", hook["player"],
+                          hook["id"])
+
+
+def redeliver(store: Store, queue: Queue, did: str) -> int:
+    """Queue a new attempt of a delivery (same webhook-id and body); returns its number."""
+    key = delivery_key(did)
+    attempt = int(store.r.hget(key, "attempts") or "0") + 1
+    while store.r.hexists(key, f"claim:{attempt}"):
+        attempt += 1
+    store.r.hset(key, mapping={"status": "pending", "attempts": str(attempt)})
+    enqueue_delivery(queue, did, attempt)
+    return attempt
+
+
+def delivery_public(store: Store, did: str) -> dict[str, Any] | None:
+    record = store.r.hgetall(delivery_key(did))
+    if "channel" not in record:
+        return None
+    return {
+        "id": did, "type": record["type"], "game": record["game"], "seat": int(record["seat"]),
+        "step": int(record["step"]), "status": record["status"],
+        "created_at": record["created_at"],
+        "attempts": [json.loads(a) for a in store.r.lrange(attempts_key(did), 0, -1)],
+    }
+
+
+# ---- what a notification says -----------------------------------------------------------------
+
+def _links(config: Config, gid: str) -> dict[str, str]:
+    base = f"{config.BASE_URL}/v1/games/{gid}"
+    return {"game": base, "view": f"{base}/view", "moves": f"{base}/moves",
+            "events": f"{base}/events", "audit": f"{base}/audit"}
+
+
+def _payload(store: Store, config: Config, game: Game, notice: dict[str, Any]) -> dict[str, Any]:
+    """The webhook `data`: public facts, plus the seat's own view on its turn."""
+    seat = notice["seat"]
+    data: dict[str, Any] = {
+        "game": game.id, "ruleset": game.ruleset, "seat": seat, "step": notice["step"],
+        "status": game.status, "to_act": game.to_act,
+        "deadline": iso(_deadline(game)), "links": _links(config, game.id),
+    }
+    if notice["type"] == notices.TURN_STARTED:
+        data["view"] = _view(store, game, seat)
+    for name in ("result", "seq", "code", "detail"):
+        if name in notice:
+            data[name] = notice[name]
+    return data
+
+
+def _view(store: Store, game: Game, seat: int) -> dict[str, Any]:
+    state = json.loads(store.r.get(game_key(game.id, "state")) or "null")
+    return game.engine.view(state, seat)
+
+
+def _deadline(game: Game) -> float | None:
+    raw = game.raw.get("deadline")
+    return float(raw) if raw else None
+
+
+def _mail_text(store: Store, config: Config, game: Game, notice: dict[str, Any],
+               player: dict[str, str]) -> tuple[str, str]:
+    kind, seat, step = notice["type"], notice["seat"], notice["step"]
+    engine = game.engine
+    title = engine.title
+    due = iso(_deadline(game))
+    links = _links(config, game.id)
+    head = f"Game {game.id} ({title}), seat {seat}, step {step}."
+    lines = [f"Hello {player.get('name', '')},", ""]
+    if kind == notices.TURN_STARTED:
+        subject = f"[Parley] Your turn in {title} ({game.id}), step {step}"
+        lines += [f"It is your turn. {head}"]
+    elif kind == notices.DEADLINE_REMINDER:
+        subject = f"[Parley] Reminder: your move in {title} ({game.id}) is due {due}"
+        lines += [f"Your move is due soon. {head}"]
+    elif kind == notices.GAME_STARTED:
+        subject = f"[Parley] {title} ({game.id}) has started"
+        lines += [f"Every seat is taken and the game has started. {head}"]
+    elif kind == notices.TIMED_OUT:
+        subject = f"[Parley] You ran out of time in {title} ({game.id})"
+        lines += [f"The deadline passed; the time control's timeout action was taken. {head}"]
+    else:
+        subject = f"[Parley] {title} ({game.id}) has ended"
+        lines += [f"The game has ended. {head}",
+                  f"Result: {json.dumps(notice.get('result'), sort_keys=True)}"]
+    if game.status == "active":
+        lines.append(f"To act: seat {', '.join(str(s) for s in game.to_act)}.")
+        if due:
+            lines.append(f"Deadline: {due}.")
+    if game.status != "open":
+        text = engine.render_text(_view(store, game, seat)).rstrip()
+        lines += ["", "Your view:", "", text]
+    lines += ["", f"Game:  {links['game']}", f"View:  {links['view']}",
+              f"Moves: POST {links['moves']} (signed envelope)"]
+    if game.finished:
+        lines.append(f"Audit: {links['audit']}")
+    lines += ["", "Turn these mails off for this game: use the List-Unsubscribe link, or "
+              f"PUT {links['game']}/mail."]
+    return subject, "\n".join(lines) + "\n"
+
+
+# ---- deadlines --------------------------------------------------------------------------------
+
+def schedule_deadline(store: Store, queue: Queue, game: Game, step: int, due: float) -> None:
+    """Schedule the reminder and the timeout of one decision (same ids: scheduling twice is
+    harmless, and each job checks the step when it runs)."""
+    tc = game.platform.get("time_control") or {}
+    fraction = float(tc.get("reminder_fraction", 0))
+    seconds = float(tc.get("seconds_per_move", 0))
+    jobs = [("timeout", due)]
+    if 0 < fraction < 1:
+        jobs.append(("reminder", due - seconds * fraction))
+    for kind, at in jobs:
+        store.r.zadd(DEADLINES_KEY, {f"{game.id}|{step}|{kind}": at})
+        queue.enqueue_at(datetime.fromtimestamp(at, tz=UTC), f"{JOB}.deadline_job", game.id,
+                         step, kind, job_id=f"deadline-{game.id}-{step}-{kind}",
+                         job_timeout=120, result_ttl=0, failure_ttl=7 * 86400)
+
+
+def overdue_deadlines(store: Store, grace: float = DEADLINE_GRACE) -> list[tuple[str, int, str]]:
+    """Deadlines whose job should have run more than `grace` seconds ago."""
+    out = []
+    for member in store.r.zrangebyscore(DEADLINES_KEY, "-inf", time.time() - grace):
+        gid, step, kind = member.split("|")
+        out.append((gid, int(step), kind))
+    return out
+
+
+def deadline_due(store: Store, queue: Queue, config: Config, server_key: Any, gid: str,
+                 step: int, kind: str) -> str:
+    """A deadline job: remind the seats still to act, or take the timeout action for them.
+
+    Removed from the deadline index only once done, so a crash midway leaves it to the sweep.
+    """
+    outcome = _deadline_action(store, queue, config, server_key, gid, step, kind)
+    store.r.zrem(DEADLINES_KEY, f"{gid}|{step}|{kind}")
+    return outcome
+
+
+def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any, gid: str,
+                     step: int, kind: str) -> str:
+    game = load_game(store, gid)
+    if game is None or game.status != "active" or game.step != step:
+        return "past"
+    due = _deadline(game)
+    if kind == "timeout" and due is not None and time.time() < due - 1:
+        return "early"  # a newer deadline for this step (cannot happen today; be safe)
+    late = list(game.to_act)
+    if kind == "reminder":
+        _record(store, gid, [notices.notice(notices.DEADLINE_REMINDER, s, step, deadline=due)
+                             for s in late])
+        flush(store, queue, config, gid)
+        return "reminded"
+    policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
+    state = json.loads(store.r.get(game_key(gid, "state")) or "null") if policy == "skip" else None
+    fresh = False
+    for seat in late:
+        move = game.engine.default_move(state, seat) if state is not None else None
+        try:
+            fresh |= append_server_move(store, server_key, gid, seat, step,
+                                        move or {"type": "resign"}).schedule
+        except Exception as err:  # the step moved on meanwhile: the seat was not late after all
+            log.info("game %s: timeout action for seat %d not taken: %s", gid, seat, err)
+    _record(store, gid, [notices.notice(notices.TIMED_OUT, s, step) for s in late])
+    if fresh or store.mark_pending(gid):
+        wake(queue, gid)
+    log.info("game %s: step %d timed out for seats %s (%s)", gid, step, late, policy)
+    return "timed_out"
+
+
+def _record(store: Store, gid: str, items: list[str]) -> None:
+    store.r.sadd(NOTIFY_KEY, gid)
+    if items:
+        store.r.rpush(game_key(gid, "outbox"), *items)

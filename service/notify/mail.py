@@ -1,0 +1,138 @@
+"""Mail: the players' mail preferences, the notification mails, and their transport.
+
+Transport: `PARLEY_SMTP_URL` = `smtp://[user:pass@]host[:port]` (STARTTLS when the server offers
+it, or forced with `?starttls=1`; `?starttls=0` never) or `smtps://...` (TLS from the start);
+`?cafile=/path.pem` trusts a private CA besides the system's.
+With no URL, every mail is written to a Maildir outbox under the data folder
+(`var/outbox/new/`), which any mail reader (or `cat`) can read.
+
+Preferences: a player turns mail off for all games or for one game, wholly or per kind;
+a mail is sent only if neither forbids it. Every mail carries a one-click `List-Unsubscribe`
+(RFC 8058) link that turns off mail for that game, authenticated by an HMAC, not a login.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import mailbox
+import smtplib
+import ssl
+from email.message import EmailMessage
+from email.utils import formatdate
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+from cryptography.hazmat.primitives import serialization
+
+from service.config import Config
+from service.domain.notices import MAIL_TYPES
+from service.storage.store import Store
+
+SMTP_TIMEOUT = 15
+
+
+# ---- preferences ------------------------------------------------------------------------------
+
+def prefs_key(pid: str, gid: str | None = None) -> str:
+    return f"player:{pid}:mail" if gid is None else f"player:{pid}:mail:{gid}"
+
+
+def get_prefs(store: Store, pid: str, gid: str | None = None) -> dict[str, Any]:
+    """{"enabled": bool, "types": {type: bool}} with every kind present (default: on)."""
+    raw = store.r.hgetall(prefs_key(pid, gid))
+    return {"enabled": raw.get("enabled", "1") == "1",
+            "types": {t: raw.get(t, "1") == "1" for t in MAIL_TYPES}}
+
+
+def set_prefs(store: Store, pid: str, gid: str | None, enabled: bool | None,
+              types: dict[str, bool]) -> dict[str, Any]:
+    fields = {t: "1" if on else "0" for t, on in types.items()}
+    if enabled is not None:
+        fields["enabled"] = "1" if enabled else "0"
+    if fields:
+        store.r.hset(prefs_key(pid, gid), mapping=fields)
+    return get_prefs(store, pid, gid)
+
+
+def wants_mail(store: Store, pid: str, gid: str, kind: str) -> bool:
+    for scope in (None, gid):
+        prefs = get_prefs(store, pid, scope)
+        if not prefs["enabled"] or not prefs["types"].get(kind, True):
+            return False
+    return True
+
+
+# ---- one-click unsubscribe --------------------------------------------------------------------
+
+def _unsubscribe_secret(server_key: Any) -> bytes:
+    raw = server_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                   serialization.NoEncryption())
+    return hashlib.sha256(b"parley-unsubscribe-v1\n" + raw).digest()
+
+
+def unsubscribe_token(server_key: Any, pid: str, gid: str) -> str:
+    return hmac.new(_unsubscribe_secret(server_key), f"{pid}|{gid}".encode(),
+                    hashlib.sha256).hexdigest()[:32]
+
+
+def check_unsubscribe(server_key: Any, pid: str, gid: str, token: str) -> bool:
+    return hmac.compare_digest(unsubscribe_token(server_key, pid, gid).encode(),
+                               token.encode("utf-8", "surrogatepass"))
+
+
+def unsubscribe_url(config: Config, server_key: Any, pid: str, gid: str) -> str:
+    query = urlencode({"player": pid, "game": gid,
+                       "token": unsubscribe_token(server_key, pid, gid)})
+    return f"{config.BASE_URL}/v1/mail/unsubscribe?{query}"
+
+
+# ---- composing --------------------------------------------------------------------------------
+
+def compose(config: Config, *, to: str, subject: str, body: str, message_id: str,
+            unsubscribe: str | None) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = config.MAIL_FROM
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Date"] = formatdate(localtime=False)
+    msg["Message-ID"] = f"<{message_id}@parley>"
+    msg["Auto-Submitted"] = "auto-generated"
+    if unsubscribe:
+        msg["List-Unsubscribe"] = f"<{unsubscribe}>"
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    # plain ASCII stays readable in the Maildir outbox; anything else is quoted-printable
+    msg.set_content(body, cte="7bit" if body.isascii() else "quoted-printable")
+    return msg
+
+
+# ---- transport --------------------------------------------------------------------------------
+
+def send(config: Config, msg: EmailMessage) -> str:
+    """Send by SMTP, or write to the Maildir outbox; returns where it went."""
+    if not config.SMTP_URL:
+        box = mailbox.Maildir(config.OUTBOX_DIR, create=True)
+        key = box.add(msg)
+        return f"maildir:{key}"
+    url = urlsplit(config.SMTP_URL)
+    query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    host = url.hostname or "localhost"
+    tls = ssl.create_default_context(cafile=query.get("cafile"))
+    if url.scheme == "smtps":
+        client: smtplib.SMTP = smtplib.SMTP_SSL(host, url.port or 465, timeout=SMTP_TIMEOUT,
+                                                context=tls)
+    elif url.scheme == "smtp":
+        client = smtplib.SMTP(host, url.port or 25, timeout=SMTP_TIMEOUT)
+    else:
+        raise ValueError(f"PARLEY_SMTP_URL must be smtp:// or smtps://, not {url.scheme}://")
+    with client:
+        client.ehlo()
+        starttls = query.get("starttls")
+        if url.scheme == "smtp" and (starttls == "1" or
+                                     (starttls != "0" and client.has_extn("starttls"))):
+            client.starttls(context=tls)
+            client.ehlo()
+        if url.username:
+            client.login(unquote(url.username), unquote(url.password or ""))
+        client.send_message(msg)
+    return f"smtp:{host}"

@@ -1,1 +1,0 @@
-"""Marshmallow schemas of every request and response, one module per resource."""

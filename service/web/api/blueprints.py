@@ -1,0 +1,15 @@
+"""One blueprint per resource, registered from this single list."""
+
+from service.web.api.batch import blp as batch
+from service.web.api.games import blp as games
+from service.web.api.mail_settings import blp as mail
+from service.web.api.moves import blp as moves
+from service.web.api.players import blp as players
+from service.web.api.problems import blp as problems
+from service.web.api.records import blp as records
+from service.web.api.rulesets import blp as rulesets
+from service.web.api.system import blp as system
+from service.web.api.webhook_subscriptions import blp as webhooks
+
+BLUEPRINTS = [players, rulesets, games, moves, batch, records, system, webhooks, mail,
+              problems]

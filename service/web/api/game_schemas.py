@@ -1,0 +1,226 @@
+"""Rulesets, games, seats, views, events."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema, StrictInt
+
+
+class OptionSchema(Schema):
+    default = fields.Raw(allow_none=True)
+    choices = fields.List(fields.Raw(), allow_none=True)
+    description = fields.String()
+
+
+class VariantSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    options = fields.Dict()
+
+
+class RulesetSchema(Schema):
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    variants = fields.List(fields.Nested(VariantSchema))
+    options = fields.Dict(keys=fields.String(), values=fields.Nested(OptionSchema))
+
+
+class ErrorCodeSchema(Schema):
+    code = fields.String(required=True)
+    description = fields.String(required=True)
+
+
+class RulesetDetailSchema(RulesetSchema):
+    data_option = fields.String(allow_none=True, metadata={
+        "description": "the option naming the game's data set (card lists, maps), if any"})
+    move_schema = fields.Dict(metadata={"description": "JSON Schema (2020-12) of one move"})
+    error_codes = fields.List(fields.Nested(ErrorCodeSchema), metadata={
+        "description": "every code the game's rules may answer a move with"})
+    notation = fields.String(metadata={"description": "the text notation of moves"})
+
+
+class TimeControlSchema(Schema):
+    seconds_per_move = fields.Integer(required=True, validate=validate.Range(min=1,
+                                                                            max=60 * 86400))
+    reminder_fraction = fields.Float(load_default=0.5, validate=validate.Range(min=0, max=1))
+    on_timeout = fields.String(load_default="forfeit",
+                               validate=validate.OneOf(["forfeit", "skip"]))
+
+
+class GameCreateSchema(Schema):
+    ruleset = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    players = StrictInt(required=True, validate=validate.Range(min=1, max=16),
+                        metadata={"description": "the number of seats"})
+    time_control = fields.Nested(TimeControlSchema, load_default=None, allow_none=True)
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer()
+    player = fields.String(allow_none=True)
+
+
+class DeadlineSchema(Schema):
+    seat = fields.Integer(required=True)
+    step = fields.Integer(required=True)
+    due = fields.String(required=True)
+
+
+class GameSummarySchema(Schema):
+    id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Dict(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(
+        ["open", "full", "active", "finished", "aborted"]))
+    seats = fields.Integer(required=True)
+    players = fields.List(fields.Nested(SeatSchema))
+    step = fields.Integer(required=True)
+    step_kind = fields.String(allow_none=True)
+    to_act = fields.List(fields.Integer())
+    deadline = fields.String(allow_none=True, metadata={
+        "description": "when the current decision times out (UTC), if the game has a time control"})
+    deadlines = fields.List(fields.Nested(DeadlineSchema), metadata={
+        "description": "each seat asked to act, with its deadline"})
+    result = fields.Dict(allow_none=True)
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 of server seed"})
+    created_at = fields.String()
+
+
+class GameListQuerySchema(CursorQuerySchema):
+    """A page of the caller's games, optionally only some of them."""
+
+    status = fields.String(validate=validate.OneOf(
+        ["open", "full", "active", "finished"]), metadata={
+        "description": "only games in this status (open and full: waiting for players)"})
+    turn = fields.String(validate=validate.OneOf(["mine"]), metadata={
+        "description": "`mine`: only games where one of the caller's seats is to act"})
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema))
+    next = fields.String(allow_none=True, metadata={
+        "description": "pass as `cursor` for the next page; null: this was the last page"})
+
+
+class JoinSchema(Schema):
+    seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(min=0, max=63))
+    client_seed = fields.String(load_default=None, allow_none=True,
+                                validate=validate.Length(min=1, max=128))
+
+
+class JoinedSchema(Schema):
+    game = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={
+        "description": "the seat taken; with seat_order random, until the game starts, only "
+                       "a place in the queue: the final seats are drawn at the start"})
+    seat_final = fields.Boolean(required=True, metadata={
+        "description": "whether `seat` is the seat the player holds in the game: true with "
+                       "seat_order joined, and for the join that starts the game"})
+    status = fields.String(required=True)
+
+
+class _ViewFields(Schema):
+    """A seat view's fields, none required (a batch item may be a problem instead)."""
+
+    game = fields.String()
+    status = fields.String()
+    seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat"})
+    step = fields.Integer()
+    step_kind = fields.String(allow_none=True)
+    to_act = fields.List(fields.Integer())
+    state = fields.Dict(allow_none=True, metadata={"description": "the engine's redacted view"})
+    legal_moves = fields.List(fields.Dict())
+    legal_moves_complete = fields.Boolean()
+    result = fields.Dict(allow_none=True)
+    text = fields.String(allow_none=True, metadata={"description": "plain-text rendering"})
+
+
+class ViewSchema(_ViewFields):
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    step = fields.Integer(required=True)
+
+
+#: games in one batch of views at most
+MAX_VIEWS = 64
+
+
+class ViewBatchQuerySchema(Schema):
+    game = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                       validate=validate.Length(min=1, max=MAX_VIEWS), metadata={
+                           "description": "a game id; repeat for each game (at most 64)"})
+
+
+class ViewItemSchema(_ViewFields):
+    """One game's view, or only its `game` and the `problem` its single view would answer."""
+
+    problem = fields.Nested(ProblemSchema, metadata={"description": "why there is no view"})
+
+
+class ViewBatchSchema(Schema):
+    views = fields.List(fields.Nested(ViewItemSchema), required=True, metadata={
+        "description": "one per game asked for, in the order asked"})
+
+
+class EventSchema(Schema):
+    id = fields.Integer(required=True, metadata={"description": "cursor of this event"})
+    seq = fields.Integer(metadata={"description": "the move that caused it (0: game start)"})
+    step = fields.Integer()
+    event = fields.Dict()
+
+
+class EventListSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema))
+    next = fields.String(required=True, metadata={
+        "description": "pass as `cursor` to read on; the stream is open-ended, so this is "
+                       "never null: an empty page means nothing new yet"})
+
+
+class ServerKeySchema(Schema):
+    public_key = fields.String(required=True)
+    algorithm = fields.String(required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    redis = fields.Boolean()
+    workers = fields.Integer()
+    queue_depth = fields.Integer()
+    pending_games = fields.Integer()
+    reason = fields.String()
+
+
+class AuditEntrySchema(Schema):
+    seq = fields.Integer(required=True)
+    accepted_at = fields.String()
+    entry_hash = fields.String()
+    digest = fields.String(metadata={"description": "SHA-256 of the envelope's canonical JSON"})
+    status = fields.String()
+    code = fields.String()
+    envelope = fields.Dict(metadata={"description": "absent for a secret move during play"})
+
+
+class AuditSchema(Schema):
+    """The audit bundle; docs/audit.md specifies every field byte for byte."""
+
+    format = fields.String(required=True)
+    game = fields.String(required=True)
+    ruleset = fields.String()
+    options = fields.Dict()
+    platform = fields.Dict()
+    seats = fields.Integer()
+    status = fields.String()
+    players = fields.List(fields.Dict())
+    commitment = fields.String()
+    server_seed = fields.String(allow_none=True, metadata={"description": "after the end"})
+    client_seeds = fields.List(fields.String(allow_none=True))
+    joined = fields.List(fields.String(allow_none=True))
+    entries = fields.List(fields.Nested(AuditEntrySchema))
+    draws = fields.List(fields.Dict())
+    state_hashes = fields.List(fields.Dict())
+    result = fields.Dict(allow_none=True)
+    server_key = fields.String()
+    signature = fields.String()

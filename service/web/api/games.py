@@ -1,0 +1,254 @@
+"""Games: create, list, join, summary, seat views and events."""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import secrets
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from engines.contract import IllegalMove
+from engines.registry import RULESETS, get_engine
+from service.domain.accept import get_game_or_404
+from service.domain.game import (
+    PLATFORM_EVENTS,
+    Game,
+    create_game,
+    load_game,
+    seat_view,
+    start_game,
+)
+from service.notify import dispatch
+from service.storage.resolve_queue import wake
+from service.web.api import deps
+from service.web.api.common_schemas import CursorQuerySchema
+from service.web.api.deps import PROBLEM
+from service.web.api.game_schemas import (
+    EventListSchema,
+    GameCreateSchema,
+    GameListQuerySchema,
+    GameListSchema,
+    GameSummarySchema,
+    JoinedSchema,
+    JoinSchema,
+    ViewSchema,
+)
+from service.web.auth import bearer_digest, current_player, known_token
+from service.web.errors import Conflict, InvalidRequest, NotFound
+from service.web.limits import RATE_LIMITED, check_open_games, config, track_open_game
+
+log = logging.getLogger(__name__)
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and seats")
+
+EVENT_CURSOR = re.compile(r"[0-9]{1,18}")
+
+
+def deadlines(game: Game) -> dict:
+    """The current decision's deadline (the same for every seat asked to act), if any."""
+    due = dispatch.iso(float(game.raw["deadline"])) if game.raw.get("deadline") else None
+    if due is None or game.status != "active":
+        return {"deadline": None, "deadlines": []}
+    return {"deadline": due, "deadlines": [{"seat": s, "step": game.step, "due": due}
+                                           for s in game.to_act]}
+
+
+def summary(game: Game) -> dict:
+    return {
+        "id": game.id, "ruleset": game.ruleset, "options": {**game.options, **game.platform},
+        "status": game.status, "seats": game.seats,
+        "players": [{"seat": i, "player": p} for i, p in enumerate(game.players)],
+        "step": game.step, "step_kind": game.step_kind, "to_act": game.to_act,
+        **deadlines(game), "result": game.result, "commitment": game.commitment,
+        "created_at": game.created_at,
+    }
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.doc(operationId="createGame")
+    @blp.arguments(GameCreateSchema)
+    @blp.response(201, GameSummarySchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(413, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    @blp.alt_response(429, **RATE_LIMITED)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict) -> dict:
+        """Create a game: ruleset, options, number of seats. Nobody is seated yet: every
+        player, the creator too, joins. The response carries the dice commitment.
+
+        A player holds at most PARLEY_MAX_OPEN_GAMES games that have not started (409
+        `too_many_open_games`); creation is rate-limited per token and per address (429)."""
+        pid = current_player()
+        assert pid is not None
+        if data["ruleset"] not in RULESETS:
+            raise InvalidRequest(f"Unknown ruleset {data['ruleset']!r}.", code="unknown_ruleset")
+        store = deps.store()
+        check_open_games(store, pid, config().MAX_OPEN_GAMES)
+        try:
+            game = create_game(store, data["ruleset"], data["options"], data["players"],
+                               pid, data["time_control"])
+        except IllegalMove as err:
+            raise InvalidRequest(err.message, code=err.code) from err
+        track_open_game(store, pid, game.id)
+        return summary(game)
+
+    @blp.doc(operationId="listGames")
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @blp.alt_response(400, **PROBLEM)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, query: dict) -> dict:
+        """The caller's games (created or joined) in the order of their ids, a page at a time,
+        optionally only those in one `status` or (`turn=mine`) waiting for the caller. `next`
+        is the cursor of the following page, null after the last; the cursor is the last id
+        looked at, so games added meanwhile neither repeat nor shift a page.
+        `GET /v1/players/me/games` is the same list."""
+        return games_page(current_player(), query)
+
+
+def _wanted(game: Game, pid: str, query: dict) -> bool:
+    if query.get("status") not in (None, game.status):
+        return False
+    if query.get("turn") == "mine":
+        return any(p == pid and seat in game.to_act for seat, p in enumerate(game.players))
+    return True
+
+
+def games_page(pid: str, query: dict) -> dict:
+    """One page of a player's games that pass the query's filters (see `listGames`)."""
+    store = deps.store()
+    ids = store.player_games(pid)
+    cursor = query["cursor"] or query["after"]
+    at = bisect.bisect_right(ids, cursor) if cursor else 0
+    games: list[dict] = []
+    while at < len(ids) and len(games) < query["limit"]:
+        game = load_game(store, ids[at])
+        at += 1
+        if game is not None and _wanted(game, pid, query):
+            games.append(summary(game))
+    return {"games": games, "next": ids[at - 1] if at < len(ids) else None}
+
+
+@blp.route("/<game>")
+class GameResource(MethodView):
+    @blp.doc(operationId="getGame")
+    @blp.response(200, GameSummarySchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, game: str) -> dict:
+        """The public summary: ruleset, options, status, step, who is to act, players, result."""
+        return summary(get_game_or_404(deps.store(), game))
+
+
+@blp.route("/<game>/join")
+class Join(MethodView):
+    @blp.doc(operationId="joinGame")
+    @blp.arguments(JoinSchema)
+    @blp.response(200, JoinedSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict, game: str) -> dict:
+        """Take a seat with a client seed (mixed into the dice); the game starts when every
+        seat is taken. With `seat_order: random` the final seats are drawn at the start.
+        Joining counts against PARLEY_MAX_OPEN_GAMES unless it takes the last seat."""
+        pid = current_player()
+        store = deps.store()
+        record = get_game_or_404(store, game)
+        seat = -1 if data["seat"] is None else data["seat"]
+        if seat >= record.seats:
+            raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
+        if int(record.raw.get("joined", "0")) + 1 < record.seats:  # not the last seat
+            check_open_games(store, pid, config().MAX_OPEN_GAMES, game)
+        client_seed = data["client_seed"] or secrets.token_urlsafe(16)
+        code, taken_seat, taken = store.join(game, seat, pid, client_seed, record.seats)
+        if code != "ok":
+            if store.meta(game).get("status") == "full":
+                # every seat is taken but the game never started: the last join died between
+                # the join script and the start (a retried join lands here); start it now
+                if store.mark_pending(game):
+                    wake(deps.queue(), game)
+                start_game(store, game)
+            raise Conflict({"game_not_open": "The game is not open for joining.",
+                            "already_seated": "You already hold a seat in this game.",
+                            "game_full": "Every seat is taken.",
+                            "seat_taken": "That seat is taken."}[code], code=code)
+        status = "open"
+        final = record.platform.get("seat_order", "random") != "random"
+        if taken < record.seats:
+            track_open_game(store, pid, game)
+        if taken == record.seats:
+            # pending first: if this process dies before the start, the sweep starts the game
+            if store.mark_pending(game):
+                wake(deps.queue(), game)
+            start_game(store, game)
+            status, final = "active", True
+            started = load_game(store, game)
+            if started is not None and pid in started.players:  # the drawn seat
+                taken_seat = started.players.index(pid)
+        log.info("game %s: player %s joined seat %d", game, pid, taken_seat)
+        return {"game": game, "seat": taken_seat, "seat_final": final, "status": status}
+
+
+@blp.route("/<game>/view")
+class View(MethodView):
+    @blp.doc(operationId="getView")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}, {}])
+    def get(self, game: str) -> dict:
+        """The caller's seat view with its legal moves, or a spectator's view without a seated
+        token. Nothing the caller may not see is in it."""
+        digest = bearer_digest(required=False)
+        store = deps.store()
+        meta, state_json, pid = store.view_context(game, digest)  # one round trip per view
+        if digest is not None:
+            known_token(pid)
+        if not meta:
+            raise NotFound("No such game.", code="game_not_found")
+        return seat_view(game, meta, state_json, pid)
+
+
+@blp.route("/<game>/events")
+class Events(MethodView):
+    @blp.doc(operationId="listEvents")
+    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.response(200, EventListSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}, {}])
+    def get(self, query: dict, game: str) -> dict:
+        """The events the caller may see, a page at a time after `cursor`: a seat sees its
+        own redacted stream, a spectator the public one, everyone everything after the end.
+        `next` is always a cursor (poll it later for new events); a page may hold fewer than
+        `limit` events when some are hidden from the caller."""
+        pid = current_player(required=False)
+        store = deps.store()
+        record = get_game_or_404(store, game)
+        raw_cursor = query["cursor"] or query["after"] or "0"
+        if not EVENT_CURSOR.fullmatch(raw_cursor):
+            raise InvalidRequest("An event cursor is a `next` of this endpoint.",
+                                 code="invalid_cursor")
+        after = int(raw_cursor)
+        seat = record.seat_of(pid)
+        engine = get_engine(record.ruleset)
+        out = []
+        cursor = after
+        for eid, rec in store.events(game, after, query["limit"]):
+            cursor = eid
+            event = rec["event"]
+            if not record.finished and event.get("type") not in PLATFORM_EVENTS:
+                event = engine.view_event(event, seat)
+                if event is None:
+                    continue
+            out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
+        return {"events": out, "next": str(cursor)}

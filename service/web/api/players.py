@@ -1,0 +1,186 @@
+"""Players: registration with an Ed25519 public key, keys, tokens, public profile."""
+
+from __future__ import annotations
+
+import logging
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from service.storage.store import new_id, now_iso
+from service.web.api import deps
+from service.web.api.deps import PROBLEM
+from service.web.api.game_schemas import GameListQuerySchema, GameListSchema
+from service.web.api.games import games_page
+from service.web.api.player_schemas import (
+    KeyCreateSchema,
+    KeySchema,
+    PlayerCreatedSchema,
+    PlayerCreateSchema,
+    PlayerSchema,
+    TokenCreateSchema,
+    TokenIssuedSchema,
+    TokenListSchema,
+)
+from service.web.auth import (
+    current_player,
+    find_token,
+    index_token,
+    issue_token,
+    list_tokens,
+    new_token,
+    require_self,
+    require_self_caller,
+    revoke,
+    token_id,
+    tokens_key,
+)
+from service.web.errors import Conflict, Forbidden, NotFound
+from service.web.limits import RATE_LIMITED, config
+
+log = logging.getLogger(__name__)
+blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and keys")
+
+
+@blp.route("")
+class Players(MethodView):
+    @blp.doc(operationId="registerPlayer")
+    @blp.arguments(PlayerCreateSchema)
+    @blp.response(201, PlayerCreatedSchema)
+    @blp.alt_response(413, **PROBLEM)
+    @blp.alt_response(429, **RATE_LIMITED)
+    def post(self, data: dict) -> dict:
+        """Register a player: name, optional email, Ed25519 public key -> id, key_id, token.
+
+        The token is shown only in this response; the server keeps only its hash.
+        Rate-limited per address (429 `rate_limited` with `Retry-After`).
+        """
+        pid, key_id = new_id("p"), new_id("k")
+        token, token_hash = new_token()
+        created = now_iso()
+        fields = {"name": data["name"], "created_at": created}
+        if data.get("email"):
+            fields["email"] = data["email"]
+        key = {"player": pid, "public_key": data["public_key"], "created_at": created}
+        deps.store().create_player(pid, fields, key_id, key, token_hash)
+        index_token(deps.store(), pid, token_hash, created)
+        log.info("player %s registered", pid)
+        return {"id": pid, "key_id": key_id, "token": token}
+
+
+@blp.route("/<player>")
+class PlayerResource(MethodView):
+    @blp.doc(operationId="getPlayer")
+    @blp.response(200, PlayerSchema)
+    @blp.alt_response(404, **PROBLEM)
+    def get(self, player: str) -> dict:
+        """A player's public profile and public keys (old keys stay to verify old moves)."""
+        record = deps.store().player(player)
+        if record is None:
+            raise NotFound("No such player.", code="player_not_found")
+        keys = []
+        for key_id in deps.store().player_keys(player):
+            key = deps.store().key(key_id)
+            if key:
+                keys.append({"key_id": key_id, "public_key": key["public_key"],
+                             "created_at": key.get("created_at")})
+        return {"id": player, "name": record["name"], "keys": keys}
+
+
+@blp.route("/<player>/games")
+class PlayerGames(MethodView):
+    @blp.doc(operationId="listMyGames")
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @blp.alt_response(400, **PROBLEM)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, query: dict, player: str) -> dict:
+        """The caller's games, as `GET /v1/games`: `player` is `me` or the caller's own id.
+        `?turn=mine` answers "which of my games wait for me?"."""
+        pid = current_player()
+        if player not in ("me", pid):
+            raise Forbidden("A player may list only their own games.", code="not_owner")
+        return games_page(pid, query)
+
+
+@blp.route("/<player>/keys")
+class PlayerKeys(MethodView):
+    @blp.doc(operationId="addKey")
+    @blp.arguments(KeyCreateSchema)
+    @blp.response(201, KeySchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict, player: str) -> dict:
+        """Add a key (rotation): new moves may be signed with it; old keys stay valid for
+        verifying old moves. A player holds at most PARLEY_MAX_KEYS keys (409
+        `too_many_keys`)."""
+        require_self(player)
+        cap = config().MAX_KEYS_PER_PLAYER
+        if len(deps.store().player_keys(player)) >= cap:
+            raise Conflict(f"A player holds at most {cap} keys.", code="too_many_keys",
+                           limit=cap)
+        key_id = new_id("k")
+        created = now_iso()
+        deps.store().add_key(key_id, {"player": player, "public_key": data["public_key"],
+                                      "created_at": created})
+        return {"key_id": key_id, "public_key": data["public_key"], "created_at": created}
+
+
+@blp.route("/<player>/tokens")
+class PlayerTokens(MethodView):
+    @blp.doc(operationId="listTokens")
+    @blp.response(200, TokenListSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, player: str) -> dict:
+        """The player's live tokens by id and creation time (never the tokens themselves);
+        `current` marks the token of this request."""
+        caller = require_self_caller(player)
+        return {"tokens": list_tokens(deps.store(), caller)}
+
+    @blp.doc(operationId="createToken")
+    @blp.arguments(TokenCreateSchema)
+    @blp.response(201, TokenIssuedSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, data: dict, player: str) -> dict:
+        """Issue a new token, shown only in this response. With `rotate: true` the token of
+        this request stops working at once (rotation); without, the player holds one more
+        token (at most PARLEY_MAX_TOKENS, 409 `too_many_tokens`), e.g. one per device."""
+        store = deps.store()
+        caller = require_self_caller(player)
+        cap = config().MAX_TOKENS_PER_PLAYER
+        if not data["rotate"] and store.r.hlen(tokens_key(player)) >= cap:
+            raise Conflict(f"A player holds at most {cap} tokens; revoke one first.",
+                           code="too_many_tokens", limit=cap)
+        token, tid, created = issue_token(store, caller, rotate=data["rotate"])
+        log.info("player %s: token issued%s", player, " (rotation)" if data["rotate"] else "")
+        return {"id": tid, "token": token, "created_at": created,
+                "rotated": token_id(caller.token_hash) if data["rotate"] else None}
+
+
+@blp.route("/<player>/tokens/<token>")
+class PlayerToken(MethodView):
+    @blp.doc(operationId="revokeToken")
+    @blp.response(204)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def delete(self, player: str, token: str) -> None:
+        """Revoke one of the player's tokens by its id (from the list); it stops working at
+        once. Revoking the token of this request logs this client out."""
+        store = deps.store()
+        caller = require_self_caller(player)
+        digest = find_token(store, player, token, caller)
+        if digest is None:
+            raise NotFound("No such live token.", code="token_not_found")
+        revoke(store, player, digest)
+        log.info("player %s: token revoked", player)

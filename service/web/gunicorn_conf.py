@@ -1,0 +1,16 @@
+"""gunicorn settings for Parley's web process: `gunicorn -c python:service.web.gunicorn_conf ...`.
+
+Threaded workers with keep-alive, chosen by measurement (docs/performance.md): gunicorn's
+default sync worker closes the connection after every response, so each request of a client
+that plays many moves pays a new TCP connection on both sides; on 2 cores a trivial GET went
+from ~700 to ~2,500 requests/s with keep-alive. The app keeps no per-request state outside
+Flask's request context, and its Redis clients are thread-safe connection pools.
+Command-line options (`--workers`, `--bind`) still apply on top of these.
+"""
+
+import os
+
+worker_class = "gthread"
+threads = int(os.environ.get("PARLEY_WEB_THREADS", "4"))
+keepalive = 5  # seconds an idle client connection stays open
+graceful_timeout = 20
