@@ -36,6 +36,8 @@ class Cartagena:
     max_players = 5
     variants: tuple[Variant, ...] = (
         Variant("escape", "The escape (6 tiles, 6 pirates)"),
+        Variant("short", "A short game: 4 tiles, 4 pirates each", {"tiles": 4, "pirates": 4}),
+        Variant("long", "A long game: 8 tiles, 6 pirates each", {"tiles": 8}),
         Variant("tortuga", "Tortuga: through the jungle from the wreck to the cove",
                 {"route": "tortuga"}),
         Variant("complete-escape", "The complete escape: tunnel, ship and jungle",
