@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast lint openapi bench soak fuzz
+.PHONY: install run test test-fast lint openapi bench soak fuzz example-ts
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,3 +38,7 @@ soak: $(STAMP)
 
 fuzz: $(STAMP)
 	PARLEY_FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q tests/fuzz -p no:cacheprovider
+
+# The TypeScript example client (examples/typescript/README.md): needs Node.js 20+ and npm.
+example-ts: $(STAMP)
+	examples/typescript/run.sh

@@ -39,7 +39,8 @@ from bench.common import Figure, bundled_redis, main
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.domain.accept import submit_move
-from service.storage.store import Store, game_key
+from service.storage.keys import game_key
+from service.storage.store import Store
 
 TARGET = 1000
 #: envelopes per `POST /v1/moves` in the batch figure (a bot with this many games to move)

@@ -214,7 +214,7 @@ def jobs_done(conn: redis.Redis) -> int:
 def subscribe_applied(r: redis.Redis) -> Any:
     """A pub/sub on APPLIED_CHANNEL, returned once Redis has confirmed the subscription (so
     nothing published afterwards is missed)."""
-    from service.storage.store import APPLIED_CHANNEL
+    from service.storage.keys import APPLIED_CHANNEL
 
     pubsub = r.pubsub()
     pubsub.subscribe(APPLIED_CHANNEL)
@@ -235,7 +235,7 @@ def parse_applied(data: bytes) -> tuple[str, int]:
 def applied_counts(r: redis.Redis, gids: Sequence[str]) -> list[int]:
     """Each game's own `applied` count, in one round trip: the fallback for a missed
     APPLIED_CHANNEL message."""
-    from service.storage.store import game_key
+    from service.storage.keys import game_key
 
     pipe = r.pipeline(transaction=False)
     for gid in gids:

@@ -46,8 +46,9 @@ from bench.common import (
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.domain.accept import submit_move
+from service.storage.keys import game_key
 from service.storage.resolve_queue import wake
-from service.storage.store import Store, game_key
+from service.storage.store import Store
 
 
 def noop_backlog(redis_url: str, jobs: int) -> float:

@@ -85,7 +85,7 @@ from bench.common import (
     percentile,
     subscribe_applied,
 )
-from service.storage.store import game_key
+from service.storage.keys import game_key
 
 TARGET_P99_MS = 50.0
 #: `--rate-limits`: the limits on, as deployed by default, but far above what the few

@@ -23,7 +23,8 @@ from service.domain.accept import submit_move
 from service.domain.game import create_game, resolve_pending, start_game
 from service.notify import dispatch
 from service.protocol import signing
-from service.storage.store import Store, game_key, new_id, now_iso
+from service.storage.keys import game_key
+from service.storage.store import Store, new_id, now_iso
 
 
 @dataclass

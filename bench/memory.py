@@ -32,7 +32,8 @@ from bench.games import (
     raw_client,
     stratego_game,
 )
-from service.storage.store import GAMES_KEY, Store, game_key
+from service.storage.keys import GAMES_KEY, game_key
+from service.storage.store import Store
 
 STATE_LIMIT = 16 * 1024
 

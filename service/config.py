@@ -92,6 +92,32 @@ class Config:
         self.WEBHOOK_DISABLE_AFTER: float = float(
             os.environ.get("PARLEY_WEBHOOK_DISABLE_AFTER", str(3 * 86400)))
         self.MAX_WEBHOOKS: int = _env_int("PARLEY_MAX_WEBHOOKS", 10)
+        # ---- processes (docs/operations.md) ----
+        #: the embedded Redis's port, when `parley run` starts it (no REDIS_URL set)
+        self.REDIS_PORT: int = _env_int("PARLEY_REDIS_PORT", 6390)
+        self.WEB_PROCESSES: int = _env_int("PARLEY_WEB_PROCESSES", 1)
+        self.WEB_THREADS: int = _env_int("PARLEY_WEB_THREADS", 4)
+        #: `simple` (jobs in the worker process) or `fork` (RQ's fork per job)
+        self.WORKER_CLASS: str = _env_str("PARLEY_WORKER_CLASS", "simple")
+        #: RQ heartbeat: a worker killed outright drops out of the registry WORKER_TTL + 60 s later
+        self.WORKER_TTL: int = _env_int("PARLEY_WORKER_TTL", 30)
+        #: how often a worker sweeps for games whose wake was lost
+        self.SWEEP_SECONDS: float = float(_env_str("PARLEY_SWEEP_SECONDS", "30"))
+        self.ALLOW_UNSAFE_REDIS: bool = os.environ.get("PARLEY_ALLOW_UNSAFE_REDIS") == "1"
+        # ---- the resolve queue's drainers (docs/performance.md) ----
+        #: no new game after this many seconds of draining; how long an idle drainer waits
+        self.DRAIN_SECONDS: float = float(_env_str("PARLEY_DRAIN_SECONDS", "0.5"))
+        self.DRAIN_LINGER: float = float(_env_str("PARLEY_DRAIN_LINGER", "0.05"))
+        #: a drainer takes up to this many games from the ready list at once
+        self.DRAIN_TAKE: int = _env_int("PARLEY_DRAIN_TAKE", 16)
+        #: a waiting job's lease: if no worker starts it by then, the next wake enqueues another
+        self.DRAIN_START_TTL_MS: int = _env_int("PARLEY_DRAIN_START_TTL_MS", 5000)
+        #: a running job's lease, renewed at every game it takes (longer than one game's drain)
+        self.DRAIN_RUN_TTL_MS: int = _env_int("PARLEY_DRAIN_RUN_TTL_MS", 6000)
+        #: a wake enqueues one more job when the list holds this many games per live drainer
+        self.DRAIN_BACKLOG: int = _env_int("PARLEY_DRAIN_BACKLOG", 32)
+        #: a game's lock expires this long after a worker died holding it
+        self.LOCK_TTL_MS: int = _env_int("PARLEY_LOCK_TTL_MS", 5000)
         # flask-smorest / OpenAPI
         self.API_TITLE = "Parley"
         self.API_VERSION = "v1"

@@ -6,7 +6,8 @@ import pytest
 import redis
 
 from service.config import Config
-from service.storage.store import Store, game_key
+from service.storage.keys import game_key
+from service.storage.store import Store
 
 DIGEST = "ab" * 32
 

@@ -14,7 +14,6 @@ thread). A killed worker loses nothing (the sweep re-enqueues). PARLEY_WORKER_CL
 from __future__ import annotations
 
 import logging
-import os
 import threading
 
 from rq import SimpleWorker, Worker
@@ -25,9 +24,9 @@ from workers.resolve import sweep
 
 log = logging.getLogger(__name__)
 
-SWEEP_SECONDS = float(os.environ.get("PARLEY_SWEEP_SECONDS", "30"))
+SWEEP_SECONDS = context.config().SWEEP_SECONDS
 #: RQ heartbeat: a worker killed outright drops out of the registry WORKER_TTL + 60 s later
-WORKER_TTL = int(os.environ.get("PARLEY_WORKER_TTL", "30"))
+WORKER_TTL = context.config().WORKER_TTL
 
 
 def _sweep_forever(stop: threading.Event) -> None:
@@ -42,7 +41,7 @@ def run_worker(burst: bool = False) -> None:
     ensure_safe(context.config().STORE_URL, "game store")
     ensure_safe(context.config().REDIS_URL, "queue")
     queue = context.queue()
-    choice = os.environ.get("PARLEY_WORKER_CLASS", "simple")
+    choice = context.config().WORKER_CLASS
     cls = Worker if choice in ("fork", "rq") else SimpleWorker
     missing = context.store().reindex_pending()
     if missing:

@@ -22,7 +22,6 @@ RQ job resolves the moves of many games.
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 from rq import Queue, get_current_job
@@ -44,13 +43,13 @@ from workers import context, notify
 log = logging.getLogger(__name__)
 
 #: no new game after this many seconds of draining; how long an idle drainer waits for a wake
-DRAIN_SECONDS = float(os.environ.get("PARLEY_DRAIN_SECONDS", "0.5"))
-DRAIN_LINGER = float(os.environ.get("PARLEY_DRAIN_LINGER", "0.05"))
+DRAIN_SECONDS = context.config().DRAIN_SECONDS
+DRAIN_LINGER = context.config().DRAIN_LINGER
 #: a drainer takes up to this many games from the ready list at once (`drain_many`)
-TAKE_GAMES = int(os.environ.get("PARLEY_DRAIN_TAKE", "16"))
+TAKE_GAMES = context.config().DRAIN_TAKE
 #: a game's lock expires this long after a worker died holding it (kill -9, lost host). Safe to
 #: keep short: a drain that outlives it commits nothing (the commit is guarded by `applied`).
-LOCK_TTL_MS = int(os.environ.get("PARLEY_LOCK_TTL_MS", "5000"))
+LOCK_TTL_MS = context.config().LOCK_TTL_MS
 #: how long a drainer waits for the lock of a game from the ready list before waking it again
 READY_LOCK_WAIT = 1.0
 

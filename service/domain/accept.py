@@ -11,22 +11,24 @@ Posting the same envelope again returns the same move (idempotent).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import rfc8785
 
 from engines.contract import IllegalMove
+from service.domain.chain import (
+    Accepted,
+    Append,
+    append_entry,
+    append_outcome,
+    entry_row,
+    receipt,
+)
+from service.domain.envelope import EnvelopeSchema
 from service.domain.game import Game, load_game
-from service.protocol import signing
-from service.storage.resolve_queue import wake
-from service.storage.store import Command, Store, game_key, iso
-from service.web.api.move_schemas import EnvelopeSchema
-from service.web.errors import (
+from service.domain.problems import (
     BadSignature,
     Conflict,
     Forbidden,
@@ -36,6 +38,9 @@ from service.web.errors import (
     NotFound,
     Problem,
 )
+from service.protocol import signing
+from service.storage.resolve_queue import wake
+from service.storage.store import Command, Store
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -43,16 +48,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _envelope_schema = EnvelopeSchema()
-
-
-@dataclass
-class Accepted:
-    seq: int
-    created: bool
-    receipt: dict[str, Any]
-    #: this append set the game's `scheduled` flag (and did not hand the game to a live
-    #: drainer itself, `service.storage.resolve_queue.InlineWake`): the caller must wake the game
-    schedule: bool = False
 
 
 def queued_body(queue: Queue, gid: str, accepted: Accepted, location: str,
@@ -91,17 +86,6 @@ def check_envelope(data: Any) -> dict[str, Any]:
     return data  # as sent: the signature covers these exact values
 
 
-@dataclass
-class _Append:
-    """An envelope that passed every check, to be appended after the chain head `prev`."""
-
-    gid: str
-    step: int
-    nonce: str
-    canonical_env: str
-    prev: str | None
-
-
 class Rider(Protocol):
     """Another concern's commands that ride in a move's own round trips, so that they cost
     none of their own: the rate limits' counters (service.web.limits.MoveCharges)."""
@@ -132,7 +116,7 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
     checked = _check(store, server_key, envelope, canonical_env, key, meta, state_json, seen)
     if isinstance(checked, Accepted):
         return checked
-    return _append(store, server_key, checked, then=rider.with_append() if rider else ())
+    return append_entry(store, server_key, checked, then=rider.with_append() if rider else ())
 
 
 def submit_moves(store: Store, envelopes: list[Any], server_key: Any
@@ -152,7 +136,7 @@ def submit_moves(store: Store, envelopes: list[Any], server_key: Any
     if len(key_ids) > 1:
         raise InvalidRequest("The envelopes of a batch are signed with one key.",
                              code="invalid_batch")
-    appends: list[tuple[int, _Append]] = []
+    appends: list[tuple[int, Append]] = []
     if todo:
         key, contexts, _ = store.accept_contexts(
             key_ids.pop(), [(env["payload"]["game"], env["payload"]["nonce"])
@@ -171,12 +155,12 @@ def submit_moves(store: Store, envelopes: list[Any], server_key: Any
                 appends.append((i, checked))
     if appends:
         now = int(time.time())
-        rows = [_row(append, now) for _, append in appends]
+        rows = [entry_row(append, now) for _, append in appends]
         replies = store.accept_many(rows)
         for (i, append), row, reply in zip(appends, rows, replies, strict=True):
             try:
-                results[i] = (_outcome(store, server_key, append, reply, row[5], now)
-                              or _append(store, server_key, append))
+                results[i] = (append_outcome(store, server_key, append, reply, row[5], now)
+                              or append_entry(store, server_key, append))
             except Problem as problem:
                 results[i] = problem
     return results  # type: ignore[return-value]  # every slot is filled above
@@ -192,7 +176,7 @@ def _canonical(envelope: dict[str, Any]) -> str:
 
 def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_env: str,
            key: dict[str, str] | None, meta: dict[str, str], state_json: str | None,
-           seen: int | None) -> Accepted | _Append:
+           seen: int | None) -> Accepted | Append:
     """Every check of a schema-valid envelope against what the store holds, in DESIGN.md's
     order: the same move again (its `Accepted`), the append to make, or a Problem."""
     payload = envelope["payload"]
@@ -230,7 +214,7 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
     if not dry_run_done:
         _dry_run(engine, state, seat, payload["move"], status=422)
-    return _Append(gid, decision["step"], payload["nonce"], canonical_env,
+    return Append(gid, decision["step"], payload["nonce"], canonical_env,
                    meta.get("last_hash", ""))
 
 
@@ -244,85 +228,6 @@ def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> Non
     except IllegalMove as err:
         cls = Conflict if status == 409 else IllegalMoveProblem
         raise cls(err.message, code=err.code) from err
-
-
-def _row(append: _Append, now: int) -> tuple[str, int, str, str, str, str, int]:
-    """The accepting script's arguments for `append` after its chain head `prev`."""
-    prev = append.prev or ""
-    digest = signing.sha256_hex(append.canonical_env.encode("utf-8"))
-    return (append.gid, append.step, append.nonce, append.canonical_env, prev,
-            signing.chain_hash(prev, digest), now)
-
-
-def _append(store: Store, server_key: Any, append: _Append,
-            then: Sequence[Command] = ()) -> Accepted:
-    """Append through the accepting script, reading the chain head again on every retry; the
-    commands `then` ride with the first attempt only."""
-    for attempt in range(50):  # the head moves only when another move is accepted meanwhile
-        if attempt or append.prev is None:
-            append.prev = store.r.hget(game_key(append.gid, "meta"), "last_hash") or ""
-        now = int(time.time())
-        row = _row(append, now)
-        reply = store.accept(*row, then=() if attempt else then)
-        accepted = _outcome(store, server_key, append, reply, row[5], now)
-        if accepted is not None:
-            return accepted
-    raise Conflict("Too many concurrent moves; try again.", code="busy")
-
-
-def _outcome(store: Store, server_key: Any, append: _Append, res: list[str], entry_hash: str,
-             now: int) -> Accepted | None:
-    """The accepting script's reply as an `Accepted`, None for a moved chain head (retry), or
-    a Problem."""
-    kind = res[0]
-    if kind == "retry":
-        return None
-    if kind == "err":
-        code = res[1]
-        if code == "stale_step":
-            raise Conflict("The game moved on meanwhile.", code="stale_step")
-        if code == "duplicate_nonce":
-            raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
-        raise Conflict("The game is not active.", code=code)
-    seq = int(res[1])
-    if kind == "ok":
-        return Accepted(seq, True, receipt(server_key, append.gid, seq,
-                                           {"h": entry_hash, "t": iso(now)}),
-                        schedule=res[2] == "1")
-    # an idempotent re-post that raced its first post: the stored entry's receipt
-    return Accepted(seq, False, receipt(server_key, append.gid, seq,
-                                        store.entries(append.gid, seq, seq)[0][1]))
-
-
-def server_envelope(server_key: Any, gid: str, seat: int, step: int,
-                    move: dict[str, Any]) -> dict[str, Any]:
-    """The envelope of a timeout action, signed with the server key (docs/audit.md §14).
-
-    Deterministic (Ed25519 signatures are, and the nonce derives from game, step and seat), so
-    a deadline job that runs twice posts the same envelope and the second is an idempotent
-    re-post, never a second move.
-    """
-    nonce = signing.b64url_encode(
-        hashlib.sha256(f"timeout|{gid}|{step}|{seat}".encode()).digest()[:18])
-    payload = {"game": gid, "seat": seat, "step": step, "move": move, "nonce": nonce,
-               "issued_at": "timeout"}
-    return {"payload": payload, "key_id": signing.SERVER_KEY_ID,
-            "signature": signing.sign_payload(server_key, payload)}
-
-
-def append_server_move(store: Store, server_key: Any, gid: str, seat: int, step: int,
-                       move: dict[str, Any]) -> Accepted:
-    """Append a server-signed timeout action to the move stream (refused if the step moved)."""
-    envelope = server_envelope(server_key, gid, seat, step, move)
-    canonical_env = signing.canonical(envelope).decode("utf-8")
-    return _append(store, server_key, _Append(gid, step, envelope["payload"]["nonce"],
-                                              canonical_env, None))
-
-
-def receipt(server_key: Any, gid: str, seq: int, fields: dict[str, str]) -> dict[str, Any]:
-    """The server-signed receipt of an accepted entry (deterministic, so re-derivable)."""
-    body = {"game": gid, "seq": seq, "entry_hash": fields["h"], "accepted_at": fields["t"]}
-    return {**body, "signature": signing.sign_receipt(server_key, body)}
 
 
 def move_status(store: Store, game: Game, seq: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import notices
 from service.protocol import signing
-from service.storage.store import Commit, ResolveRead, Store, now_iso, player_games_key
+from service.storage.store import Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def start_game(store: Store, gid: str) -> bool:
     )
     if ok:
         for player in players:
-            store.r.sadd(player_games_key(player), gid)
+            store.index_player_game(player, gid)
         log.info("game %s started", gid)
     return ok
 

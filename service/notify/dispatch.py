@@ -32,27 +32,19 @@ from rq import Queue
 
 from service.config import Config
 from service.domain import notices
-from service.domain.accept import append_server_move
+from service.domain.chain import append_server_move
 from service.domain.game import Game, load_game
 from service.notify import mail, webhooks
+from service.storage import notify_records as records
 from service.storage.resolve_queue import wake
-from service.storage.store import NOTIFY_KEY, Store, game_key, now_iso, player_key
+from service.storage.store import Store, now_iso
 
 log = logging.getLogger(__name__)
 
-DEADLINES_KEY = "parley:deadlines"  # sorted set "<game>|<step>|<kind>" by due time
 DEADLINE_GRACE = 2.0
 DELIVERY_TTL = 30 * 86400  # delivery records and their attempt logs are kept 30 days
 MAIL_MAX_ATTEMPTS = 3
 JOB = "workers.notify"
-
-
-def delivery_key(did: str) -> str:
-    return f"delivery:{did}"
-
-
-def attempts_key(did: str) -> str:
-    return f"delivery:{did}:attempts"
 
 
 def delivery_id(gid: str, notice: dict[str, Any], target: str) -> str:
@@ -79,16 +71,15 @@ def flush(store: Store, queue: Queue, config: Config, gid: str,
     """
     if game is not None:
         return flush_locked(store, queue, config, [game])[0]
-    if not store.r.llen(game_key(gid, "outbox")):
-        store.r.srem(NOTIFY_KEY, gid)
+    if not records.outbox_length(store, gid):
+        records.unmark(store, gid)
         return 0
     with store.lock(gid, wait=2) as got:
         if not got:
             return 0  # the holder's job flushes after it; the sweep repairs the rest
         game = load_game(store, gid)
         if game is None:  # no such game (any more): its notices have nobody to go to
-            store.r.delete(game_key(gid, "outbox"))
-            store.r.srem(NOTIFY_KEY, gid)
+            records.unmark(store, gid, drop_outbox=True)
             return 0
         return flush_locked(store, queue, config, [game])[0]
 
@@ -100,36 +91,19 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) 
     if not games:
         return []
     players = list(dict.fromkeys(p for game in games for p in game.players if p))
-    pipe = store.r.pipeline(transaction=False)
-    for game in games:
-        pipe.lrange(game_key(game.id, "outbox"), 0, -1)
-    for pid in players:  # once, however many of the games they sit in (a bot's batch)
-        pipe.hgetall(player_key(pid))
-        pipe.smembers(webhooks.player_webhooks_key(pid))
-    replies = pipe.execute()
-    outboxes, found = replies[:len(games)], replies[len(games):]
-    reach = {pid: (found[2 * i], sorted(found[2 * i + 1])) for i, pid in enumerate(players)}
+    # each player once, however many of the games they sit in (a bot's batch)
+    outboxes, reach = records.read_outboxes(store, [game.id for game in games], players)
     taken = []
     for game, items in zip(games, outboxes, strict=True):
         for raw in items:
             _dispatch(store, queue, config, game, json.loads(raw), reach)
         taken.append(len(items))
-    pipe = store.r.pipeline(transaction=False)
-    for game, count in zip(games, taken, strict=True):
-        if count:
-            pipe.ltrim(game_key(game.id, "outbox"), count, -1)
-    pipe.srem(NOTIFY_KEY, *(game.id for game in games))
-    for game in games:  # after the SREM: a commit adds its game to the set before its notices
-        pipe.llen(game_key(game.id, "outbox"))
-    lengths = pipe.execute()[-len(games):]
-    grown = [game.id for game, n in zip(games, lengths, strict=True) if n]
-    if grown:  # commits added notices meanwhile
-        store.r.sadd(NOTIFY_KEY, *grown)
+    records.trim_outboxes(store, [(game.id, n) for game, n in zip(games, taken, strict=True)])
     return taken
 
 
 def pending_games(store: Store) -> list[str]:
-    return sorted(store.r.smembers(NOTIFY_KEY))
+    return records.games_to_notify(store)
 
 
 def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
@@ -152,35 +126,14 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
             targets.append(("webhook", hook["id"]))
     for channel, wid in targets:
         did = delivery_id(game.id, notice, wid or "mail")
-        key = delivery_key(did)
         record = {"id": did, "channel": channel, "webhook": wid or "", "player": pid,
                   "game": game.id, "seat": str(seat), "step": str(notice["step"]),
                   "type": kind, "notice": json.dumps(notice), "status": "pending",
                   "attempts": "0", "created_at": now_iso()}
-        if _create(store, key, record):
-            if wid:
-                store.r.zadd(webhooks.deliveries_key(wid), {did: time.time()})
-        elif store.r.hexists(key, "claim:1"):
+        if (not records.create_delivery(store, did, record, DELIVERY_TTL)
+                and records.attempt_claimed(store, did, 1)):
             continue  # the first attempt ran already
         enqueue_delivery(queue, did, 1)
-
-
-# KEYS: the delivery's hash; ARGV: ttl, then field, value, ... -> 1 created | 0 it existed
-CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-return 1
-"""
-
-
-def _create(store: Store, key: str, record: dict[str, str]) -> bool:
-    """Create a delivery record whole, or not at all if it exists (a flush that runs twice)."""
-    args: list[str | int] = [DELIVERY_TTL]
-    for field, value in record.items():
-        args += [field, value]
-    return bool(store.r.eval(CREATE, 1, key, *args))
-
 
 def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> None:
     kwargs: dict[str, Any] = {"job_timeout": 60, "result_ttl": 0, "failure_ttl": 7 * 86400}
@@ -195,20 +148,17 @@ def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> 
 def deliver(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
             attempt: int) -> str:
     """Make attempt `attempt` of a delivery, at most once; returns the delivery's status."""
-    key = delivery_key(did)
-    if not store.r.hsetnx(key, f"claim:{attempt}", now_iso()):
+    record = records.claim_attempt(store, did, attempt, now_iso())
+    if record is None:
         return "claimed"
-    record = store.r.hgetall(key)
-    if "channel" not in record:  # expired (kept 30 days); the claim just made goes with it
-        store.r.delete(key)
+    if not record:  # expired (kept 30 days); the claim just made went with it
         return "missing"
-    store.r.hset(key, "attempts", str(attempt))
     notice = json.loads(record["notice"])
     game = load_game(store, record["game"])
     if game is None:
-        return _finish(store, key, "skipped", "the game is gone")
+        return _finish(store, did, "skipped", "the game is gone")
     if "body" not in record and _superseded(game, notice):
-        return _finish(store, key, "superseded", "the game has left that step")
+        return _finish(store, did, "superseded", "the game has left that step")
     if record["channel"] == "mail":
         return _deliver_mail(store, queue, config, server_key, did, record, game, notice,
                              attempt)
@@ -222,15 +172,14 @@ def _superseded(game: Game, notice: dict[str, Any]) -> bool:
             or notice["seat"] not in game.to_act)
 
 
-def _finish(store: Store, key: str, status: str, error: str | None = None) -> str:
-    store.r.hset(key, mapping={"status": status, "last_error": error or ""})
+def _finish(store: Store, did: str, status: str, error: str | None = None) -> str:
+    records.update_delivery(store, did, {"status": status, "last_error": error or ""})
     return status
 
 
 def _log_attempt(store: Store, did: str, attempt: int, outcome: dict[str, Any]) -> None:
     entry = {"attempt": attempt, "at": now_iso(), **outcome}
-    store.r.rpush(attempts_key(did), json.dumps(entry))
-    store.r.expire(attempts_key(did), DELIVERY_TTL)
+    records.log_attempt(store, did, entry, DELIVERY_TTL)
 
 
 def _backoff(config: Config, attempt: int) -> float:
@@ -240,13 +189,12 @@ def _backoff(config: Config, attempt: int) -> float:
 def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
                   record: dict[str, str], game: Game, notice: dict[str, Any],
                   attempt: int) -> str:
-    key = delivery_key(did)
     pid = record["player"]
     player = store.player(pid) or {}
     if not player.get("email"):
-        return _finish(store, key, "skipped", "the player has no email address")
+        return _finish(store, did, "skipped", "the player has no email address")
     if not mail.wants_mail(store, pid, game.id, notice["type"]):
-        return _finish(store, key, "suppressed", "the player turned this mail off")
+        return _finish(store, did, "suppressed", "the player turned this mail off")
     subject, body = _mail_text(store, config, game, notice, player)
     msg = mail.compose(config, to=player["email"], subject=subject, body=body, message_id=did,
                        unsubscribe=mail.unsubscribe_url(config, server_key, pid, game.id))
@@ -259,51 +207,48 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         _log_attempt(store, did, attempt, outcome)
         if attempt < MAIL_MAX_ATTEMPTS:
             enqueue_delivery(queue, did, attempt + 1, _backoff(config, attempt))
-            return _finish(store, key, "retrying", outcome["error"])
+            return _finish(store, did, "retrying", outcome["error"])
         log.warning("mail %s failed for good: %s", did, outcome["error"])
-        return _finish(store, key, "failed", outcome["error"])
+        return _finish(store, did, "failed", outcome["error"])
     _log_attempt(store, did, attempt, {"status": 250, "error": None, "to": where,
                                        "latency_ms": round((time.monotonic() - started) * 1000,
                                                            1)})
-    return _finish(store, key, "delivered")
+    return _finish(store, did, "delivered")
 
 
 def _deliver_webhook(store: Store, queue: Queue, config: Config, did: str,
                      record: dict[str, str], game: Game, notice: dict[str, Any],
                      attempt: int) -> str:
-    key = delivery_key(did)
     hook = webhooks.get(store, record["webhook"])
     if hook is None:
-        return _finish(store, key, "skipped", "the webhook was deleted")
+        return _finish(store, did, "skipped", "the webhook was deleted")
     if hook.get("enabled") != "1":
-        return _finish(store, key, "skipped", "the webhook is disabled")
+        return _finish(store, did, "skipped", "the webhook is disabled")
     try:
         webhooks.check_url(hook["url"], config.WEBHOOK_ALLOW_PRIVATE)
     except webhooks.UnsafeUrl as err:
         _log_attempt(store, did, attempt, {"status": None, "latency_ms": 0, "error": str(err)})
-        return _finish(store, key, "failed", str(err))
+        return _finish(store, did, "failed", str(err))
     body = record.get("body")
     if body is None:  # frozen at the first attempt: retries and redeliveries send the same bytes
         body = webhooks.body_of(notice["type"], _payload(store, config, game, notice))
-        store.r.hset(key, "body", body)
+        records.update_delivery(store, did, {"body": body})
     outcome = webhooks.post(hook["url"], hook["secret"], did, body, config.WEBHOOK_TIMEOUT)
     _log_attempt(store, did, attempt, outcome)
     status = outcome["status"]
     if status is not None and 200 <= status < 300:
-        store.r.hdel(webhooks.webhook_key(hook["id"]), "failing_since")
-        return _finish(store, key, "delivered")
+        records.webhook_succeeded(store, hook["id"])
+        return _finish(store, did, "delivered")
     error = outcome["error"] or f"HTTP {status}"
-    store.r.hsetnx(webhooks.webhook_key(hook["id"]), "failing_since", str(time.time()))
     if webhooks.retryable(outcome) and attempt < config.WEBHOOK_MAX_ATTEMPTS:
         enqueue_delivery(queue, did, attempt + 1, _backoff(config, attempt))
-        return _finish(store, key, "retrying", error)
-    _maybe_disable(store, config, hook)
-    return _finish(store, key, "failed", error)
+        return _finish(store, did, "retrying", error)
+    _maybe_disable(store, config, hook, records.webhook_failed(store, hook["id"]))
+    return _finish(store, did, "failed", error)
 
 
-def _maybe_disable(store: Store, config: Config, hook: dict[str, str]) -> None:
+def _maybe_disable(store: Store, config: Config, hook: dict[str, str], since: float) -> None:
     """A webhook that has failed for WEBHOOK_DISABLE_AFTER seconds is disabled; owner told."""
-    since = float(store.r.hget(webhooks.webhook_key(hook["id"]), "failing_since") or time.time())
     if time.time() - since < config.WEBHOOK_DISABLE_AFTER:
         return
     reason = f"deliveries failed since {iso(since)}"
@@ -328,24 +273,20 @@ def _maybe_disable(store: Store, config: Config, hook: dict[str, str]) -> None:
 
 def redeliver(store: Store, queue: Queue, did: str) -> int:
     """Queue a new attempt of a delivery (same webhook-id and body); returns its number."""
-    key = delivery_key(did)
-    attempt = int(store.r.hget(key, "attempts") or "0") + 1
-    while store.r.hexists(key, f"claim:{attempt}"):
-        attempt += 1
-    store.r.hset(key, mapping={"status": "pending", "attempts": str(attempt)})
+    attempt = records.next_attempt(store, did)
     enqueue_delivery(queue, did, attempt)
     return attempt
 
 
 def delivery_public(store: Store, did: str) -> dict[str, Any] | None:
-    record = store.r.hgetall(delivery_key(did))
+    record, attempts = records.delivery(store, did)
     if "channel" not in record:
         return None
     return {
         "id": did, "type": record["type"], "game": record["game"], "seat": int(record["seat"]),
         "step": int(record["step"]), "status": record["status"],
         "created_at": record["created_at"],
-        "attempts": [json.loads(a) for a in store.r.lrange(attempts_key(did), 0, -1)],
+        "attempts": attempts,
     }
 
 
@@ -374,7 +315,7 @@ def _payload(store: Store, config: Config, game: Game, notice: dict[str, Any]) -
 
 
 def _view(store: Store, game: Game, seat: int) -> dict[str, Any]:
-    state = json.loads(store.r.get(game_key(game.id, "state")) or "null")
+    state = store.state(game.id)
     return game.engine.view(state, seat)
 
 
@@ -436,7 +377,7 @@ def schedule_deadline(store: Store, queue: Queue, game: Game, step: int, due: fl
     if 0 < fraction < 1:
         jobs.append(("reminder", due - seconds * fraction))
     for kind, at in jobs:
-        store.r.zadd(DEADLINES_KEY, {f"{game.id}|{step}|{kind}": at})
+        records.add_deadline(store, f"{game.id}|{step}|{kind}", at)
         queue.enqueue_at(datetime.fromtimestamp(at, tz=UTC), f"{JOB}.deadline_job", game.id,
                          step, kind, job_id=f"deadline-{game.id}-{step}-{kind}",
                          job_timeout=120, result_ttl=0, failure_ttl=7 * 86400)
@@ -445,7 +386,7 @@ def schedule_deadline(store: Store, queue: Queue, game: Game, step: int, due: fl
 def overdue_deadlines(store: Store, grace: float = DEADLINE_GRACE) -> list[tuple[str, int, str]]:
     """Deadlines whose job should have run more than `grace` seconds ago."""
     out = []
-    for member in store.r.zrangebyscore(DEADLINES_KEY, "-inf", time.time() - grace):
+    for member in records.due_deadlines(store, time.time() - grace):
         gid, step, kind = member.split("|")
         out.append((gid, int(step), kind))
     return out
@@ -458,7 +399,7 @@ def deadline_due(store: Store, queue: Queue, config: Config, server_key: Any, gi
     Removed from the deadline index only once done, so a crash midway leaves it to the sweep.
     """
     outcome = _deadline_action(store, queue, config, server_key, gid, step, kind)
-    store.r.zrem(DEADLINES_KEY, f"{gid}|{step}|{kind}")
+    records.remove_deadline(store, f"{gid}|{step}|{kind}")
     return outcome
 
 
@@ -477,7 +418,7 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
         flush(store, queue, config, gid)
         return "reminded"
     policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
-    state = json.loads(store.r.get(game_key(gid, "state")) or "null") if policy == "skip" else None
+    state = store.state(gid) if policy == "skip" else None
     fresh = False
     for seat in late:
         move = game.engine.default_move(state, seat) if state is not None else None
@@ -494,6 +435,4 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
 
 
 def _record(store: Store, gid: str, items: list[str]) -> None:
-    store.r.sadd(NOTIFY_KEY, gid)
-    if items:
-        store.r.rpush(game_key(gid, "outbox"), *items)
+    records.record_notices(store, gid, items)

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives import serialization
 
 from service.config import Config
 from service.domain.notices import MAIL_TYPES
+from service.storage import notify_records as records
 from service.storage.store import Store
 
 SMTP_TIMEOUT = 15
@@ -34,13 +35,9 @@ SMTP_TIMEOUT = 15
 
 # ---- preferences ------------------------------------------------------------------------------
 
-def prefs_key(pid: str, gid: str | None = None) -> str:
-    return f"player:{pid}:mail" if gid is None else f"player:{pid}:mail:{gid}"
-
-
 def get_prefs(store: Store, pid: str, gid: str | None = None) -> dict[str, Any]:
     """{"enabled": bool, "types": {type: bool}} with every kind present (default: on)."""
-    raw = store.r.hgetall(prefs_key(pid, gid))
+    raw = records.mail_prefs(store, pid, gid)
     return {"enabled": raw.get("enabled", "1") == "1",
             "types": {t: raw.get(t, "1") == "1" for t in MAIL_TYPES}}
 
@@ -51,7 +48,7 @@ def set_prefs(store: Store, pid: str, gid: str | None, enabled: bool | None,
     if enabled is not None:
         fields["enabled"] = "1" if enabled else "0"
     if fields:
-        store.r.hset(prefs_key(pid, gid), mapping=fields)
+        records.set_mail_prefs(store, pid, gid, fields)
     return get_prefs(store, pid, gid)
 
 

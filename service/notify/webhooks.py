@@ -27,21 +27,10 @@ from urllib.parse import urlsplit
 
 from standardwebhooks import Webhook
 
+from service.storage import notify_records as records
 from service.storage.store import Store, new_id, now_iso
 
 USER_AGENT = "Parley-Webhooks/1"
-
-
-def webhook_key(wid: str) -> str:
-    return f"webhook:{wid}"
-
-
-def player_webhooks_key(pid: str) -> str:
-    return f"player:{pid}:webhooks"
-
-
-def deliveries_key(wid: str) -> str:
-    return f"webhook:{wid}:deliveries"
 
 
 # ---- the URL check ----------------------------------------------------------------------------
@@ -81,18 +70,17 @@ def create(store: Store, pid: str, url: str, types: list[str]) -> dict[str, str]
     wid = new_id("wh")
     record = {"id": wid, "player": pid, "url": url, "types": json.dumps(sorted(set(types))),
               "secret": new_secret(), "enabled": "1", "created_at": now_iso()}
-    store.r.hset(webhook_key(wid), mapping=record)
-    store.r.sadd(player_webhooks_key(pid), wid)
+    records.save_webhook(store, pid, wid, record)
     return record
 
 
 def get(store: Store, wid: str) -> dict[str, str] | None:
-    return store.r.hgetall(webhook_key(wid)) or None
+    return records.webhook(store, wid)
 
 
 def of_player(store: Store, pid: str) -> list[dict[str, str]]:
     out = []
-    for wid in sorted(store.r.smembers(player_webhooks_key(pid))):
+    for wid in records.player_webhook_ids(store, pid):
         record = get(store, wid)
         if record:
             out.append(record)
@@ -100,13 +88,12 @@ def of_player(store: Store, pid: str) -> list[dict[str, str]]:
 
 
 def update(store: Store, wid: str, fields: dict[str, str]) -> dict[str, str]:
-    store.r.hset(webhook_key(wid), mapping=fields)
+    records.update_webhook(store, wid, fields)
     return get(store, wid) or {}
 
 
 def delete(store: Store, pid: str, wid: str) -> None:
-    store.r.srem(player_webhooks_key(pid), wid)
-    store.r.delete(webhook_key(wid))
+    records.delete_webhook(store, pid, wid)
 
 
 def subscribed(record: dict[str, str], kind: str) -> bool:

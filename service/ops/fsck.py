@@ -32,7 +32,7 @@ from service.domain.audit_bundle import build_bundle
 from service.domain.game import Game
 from service.protocol import signing
 from service.protocol.verify import Report, VerificationFailed, _compare_events, _Replay, _Verifier
-from service.storage.store import GAMES_KEY, Store, game_key
+from service.storage.store import Store
 from service.web.api.records import all_events
 
 
@@ -60,7 +60,7 @@ def game_ids(store: Store, page: int = 500) -> Iterator[str]:
     """Every game id in the creation index, a page at a time."""
     offset = 0
     while True:
-        ids = store.r.zrange(GAMES_KEY, offset, offset + page - 1)
+        ids = store.game_ids(offset, page)
         yield from ids
         if len(ids) < page:
             return
@@ -98,7 +98,7 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
         return  # the verifier would only repeat this
     _check_nonces(store, gid, stream, check)
     if game.status in ("open", "full"):
-        if game.head or store.r.exists(game_key(gid, "state")):
+        if game.head or store.has_state(gid):
             check.problems.append("a game that has not started has moves or a state")
         check.checked.append("not started")
         return
@@ -118,7 +118,7 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
 
 def _check_nonces(store: Store, gid: str, stream: list[tuple[int, dict[str, str]]],
                   check: GameCheck) -> None:
-    stored = store.r.hgetall(game_key(gid, "nonces"))
+    stored = store.nonces(gid)
     logged: dict[str, str] = {}
     for seq, fields in stream:
         nonce = json.loads(fields["env"])["payload"]["nonce"]
@@ -143,7 +143,7 @@ def _unredacted_bundle(store: Store, game: Game, key: Ed25519PrivateKey) -> dict
 
 def _check_state(store: Store, gid: str, game: Game, bundle: dict[str, Any],
                  check: GameCheck) -> None:
-    state_json = store.r.get(game_key(gid, "state"))
+    state_json = store.state_json(gid)
     hashes = store.hashes(gid)
     if state_json is None:
         check.problems.append("the game has started but has no state")

@@ -8,9 +8,10 @@ managed Redis that hides CONFIG, or a throwaway test instance), and says so in t
 from __future__ import annotations
 
 import logging
-import os
 
 import redis
+
+from service.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def ensure_safe(url: str, what: str) -> None:
     found = problems(redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5))
     if not found:
         return
-    if os.environ.get("PARLEY_ALLOW_UNSAFE_REDIS") == "1":
+    if Config().ALLOW_UNSAFE_REDIS:
         for item in found:
             log.warning("%s: %s (allowed by PARLEY_ALLOW_UNSAFE_REDIS=1)", what, item)
         return

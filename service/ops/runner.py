@@ -19,13 +19,12 @@ from service.ops.embedded_redis import start_redis, stop_redis
 
 log = logging.getLogger(__name__)
 
-EMBEDDED_REDIS_PORT = 6390
 
 
 def run_redis() -> int:
     """The embedded Redis alone, in the foreground (the Procfile's `redis`)."""
     config = Config()
-    port = int(os.environ.get("PARLEY_REDIS_PORT", EMBEDDED_REDIS_PORT))
+    port = config.REDIS_PORT
     proc = start_redis(config.DATA_DIR / "redis", port)
     print(f"parley: embedded Redis on 127.0.0.1:{port}; set REDIS_URL=redis://127.0.0.1:{port}/0",
           flush=True)
@@ -42,8 +41,8 @@ def run() -> int:
     env = dict(os.environ)
     redis_proc = None
     config.DATA_DIR.mkdir(parents=True, exist_ok=True)
-    if not os.environ.get("REDIS_URL"):
-        port = int(os.environ.get("PARLEY_REDIS_PORT", EMBEDDED_REDIS_PORT))
+    if not os.environ.get("REDIS_URL"):  # REDIS_URL unset: Config's default is no server
+        port = config.REDIS_PORT
         redis_proc = start_redis(config.DATA_DIR / "redis", port)
         env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
         print(f"parley: embedded Redis on 127.0.0.1:{port} (AOF in {config.DATA_DIR / 'redis'}, "
@@ -52,7 +51,7 @@ def run() -> int:
     web = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
          "--bind", f"127.0.0.1:{config.PORT}",
-         "--workers", os.environ.get("PARLEY_WEB_PROCESSES", "1"),
+         "--workers", str(config.WEB_PROCESSES),
          "--access-logfile", "-", "service.web.wsgi:app"], env=env, start_new_session=True)
     # own sessions: a terminal's Ctrl-C reaches only this supervisor, which then stops the
     # children gracefully (SIGTERM) in order

@@ -18,7 +18,6 @@ while the list holds games: no game is pushed after its last drainer has looked.
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from typing import TYPE_CHECKING
@@ -27,85 +26,26 @@ import redis
 from redis.commands.core import Script
 from rq import Queue, Retry
 
+from service.config import Config
+from service.storage.keys import drainers_key, ready_key
+from service.storage.scripts import LEAVE, TAKE, WAKE
+
 if TYPE_CHECKING:
     from service.storage.store import Store
 
 #: a resolve job drains its game, then the ready list (bounded); it waits for a game's lock
 #: at most PARLEY_LOCK_WAIT seconds
+_SETTINGS = Config()  # read once per process, like every setting (service/config.py)
 RESOLVE_TIMEOUT = 120
 RESOLVE_FUNC = "workers.resolve.resolve_game"
 RESOLVE_PREFIX = "resolve-"
 #: a waiting job's lease: if no worker starts it by then, the next wake enqueues another
-START_TTL_MS = int(os.environ.get("PARLEY_DRAIN_START_TTL_MS", "5000"))
+START_TTL_MS = _SETTINGS.DRAIN_START_TTL_MS
 #: a running job's lease, renewed at every game it takes (longer than one game's drain)
-RUN_TTL_MS = int(os.environ.get("PARLEY_DRAIN_RUN_TTL_MS", "6000"))
+RUN_TTL_MS = _SETTINGS.DRAIN_RUN_TTL_MS
 #: a wake enqueues one more job when the list holds this many games per live drainer
-BACKLOG_PER_DRAINER = int(os.environ.get("PARLEY_DRAIN_BACKLOG", "32"))
+BACKLOG_PER_DRAINER = _SETTINGS.DRAIN_BACKLOG
 
-# A Lua function: put a game onto the ready list if a drainer is live and the list is not too
-# long for the drainers there are (true); else (false) the game needs a new job. Shared by WAKE
-# and by the store's accepting script, which does this much itself when the queue lives on the
-# store's Redis (`InlineWake`).
-ONTO_READY = """
-local function onto_ready(ready, drainers, now, backlog, gid)
-  redis.call('ZREMRANGEBYSCORE', drainers, '-inf', now)
-  local live = redis.call('ZCARD', drainers)
-  if live > 0 and redis.call('LLEN', ready) < live * tonumber(backlog) then
-    redis.call('RPUSH', ready, gid)
-    return true
-  end
-  return false
-end
-"""
-
-# KEYS: ready list, drainers zset; ARGV: now (ms), start TTL (ms), backlog, then a game id and
-#       a job id for each game woken
-# -> the (1-based) numbers of the games whose job must be enqueued (its lease is registered);
-#    the other games are queued. Each game is decided as if woken alone, one after another.
-WAKE = ONTO_READY + """
-local jobs = {}
-local expires = tonumber(ARGV[1]) + tonumber(ARGV[2])
-for i = 4, #ARGV, 2 do
-  if not onto_ready(KEYS[1], KEYS[2], ARGV[1], ARGV[3], ARGV[i]) then
-    redis.call('ZADD', KEYS[2], expires, ARGV[i + 1])
-    jobs[#jobs + 1] = (i - 2) / 2
-  end
-end
-return jobs
-"""
-
-# KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms), at most this many
-# -> the next game ids, up to the count (the lease renewed; empty: the list is empty)
-TAKE = """
-redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
-local games = {}
-for _ = 1, tonumber(ARGV[4]) do
-  local gid = redis.call('LPOP', KEYS[1])
-  if not gid then break end
-  games[#games + 1] = gid
-end
-return games
-"""
-
-# KEYS: ready list, drainers zset; ARGV: job id, now (ms), must stop ("1"/"0"),
-#       continuation job id, start TTL (ms)
-# -> {"game", id}: not left, the list had this game (only when not forced to stop)
-#    {"left", id}: left; games remain and no drainer is live: enqueue the continuation job
-#                  for game `id` (taken off the list; the job's lease is registered)
-#    {"left", ""}: left
-LEAVE = """
-local gid = redis.call('LPOP', KEYS[1])
-if gid and ARGV[3] == '0' then return {'game', gid} end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
-if not gid then return {'left', ''} end
-if redis.call('ZCARD', KEYS[2]) > 0 then
-  redis.call('LPUSH', KEYS[1], gid)
-  return {'left', ''}
-end
-redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[5]), ARGV[4])
-return {'left', gid}
-"""
 
 
 def queue_connection(url: str) -> redis.Redis:
@@ -116,14 +56,6 @@ def queue_connection(url: str) -> redis.Redis:
 
 def make_queue(url: str, name: str) -> Queue:
     return Queue(name, connection=queue_connection(url))
-
-
-def ready_key(queue: Queue) -> str:
-    return f"parley:resolve:{queue.name}:ready"
-
-
-def drainers_key(queue: Queue) -> str:
-    return f"parley:resolve:{queue.name}:drainers"
 
 
 def resolve_job_id(gid: str) -> str:
@@ -140,7 +72,7 @@ def _run(queue: Queue, script: str, args: list[object]) -> object:
     cached = _scripts.get(script)
     if cached is None:  # a Script only holds the text and its digest: any client may run it
         cached = _scripts[script] = queue.connection.register_script(script)
-    return cached(keys=[ready_key(queue), drainers_key(queue)], args=args,
+    return cached(keys=[ready_key(queue.name), drainers_key(queue.name)], args=args,
                   client=queue.connection)
 
 
@@ -194,7 +126,7 @@ class InlineWake:
     lease of a job that was never enqueued."""
 
     def __init__(self, queue: Queue) -> None:
-        self.keys = [ready_key(queue), drainers_key(queue)]
+        self.keys = [ready_key(queue.name), drainers_key(queue.name)]
 
     def args(self, gid: str) -> list[object]:
         """`onto_ready`'s arguments after its keys: now (ms), backlog, game."""
@@ -213,7 +145,7 @@ def wait_ready(queue: Queue, seconds: float) -> str | None:
     "block forever"."""
     if seconds < 0.001:
         return None
-    got = queue.connection.blpop([ready_key(queue)], timeout=round(seconds, 3))
+    got = queue.connection.blpop([ready_key(queue.name)], timeout=round(seconds, 3))
     return _text(got[1]) if got else None
 
 

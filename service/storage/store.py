@@ -41,153 +41,37 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
-from service.storage.resolve_queue import ONTO_READY
+from service.storage.keys import (
+    APPLIED_CHANNEL,
+    GAMES_KEY,
+    NOTIFY_KEY,
+    PENDING_KEY,
+    game_key,
+    key_key,
+    open_games_key,
+    player_games_key,
+    player_key,
+    player_keys_key,
+    token_key,
+    tokens_key,
+)
+from service.storage.scripts import (
+    ACCEPT_MOVE,
+    COMMIT,
+    JOIN,
+    OPEN_FOR_RESOLVE,
+    READ_FOR_RESOLVE,
+    RELEASE_LOCK,
+)
 
 if TYPE_CHECKING:
     from service.storage.resolve_queue import InlineWake
 
-PENDING_KEY = "parley:pending"  # set of game ids that may have unresolved moves
-GAMES_KEY = "parley:games"  # sorted set of all game ids by creation time
-NOTIFY_KEY = "parley:notify"  # set of game ids whose outbox may hold undispatched notices
-APPLIED_CHANNEL = "parley:applied"  # pub/sub: "<game id> <applied>" after every commit
 
 #: a Redis command as its words, for a pipeline (`execute_command(*command)`)
 Command = tuple[Any, ...]
 
 
-def game_key(gid: str, part: str) -> str:
-    return f"{{g:{gid}}}:{part}"
-
-
-def player_key(pid: str) -> str:
-    return f"player:{pid}"
-
-
-def player_games_key(pid: str) -> str:
-    return f"player:{pid}:games"
-
-
-def key_key(key_id: str) -> str:
-    return f"key:{key_id}"
-
-
-def token_key(token_hash: str) -> str:
-    return f"token:{token_hash}"
-
-
-GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
-              "secret", "scheduled", "lock", "outbox")
-
-# KEYS: meta, moves, nonces, scheduled[, ready list, drainers zset]
-# ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
-#       (base64url), accepted_at (Unix seconds), entry hash (hex)[, then `onto_ready`'s: now
-#       (ms), backlog, game id]
-# -> {"ok", seq, wake} | {"dup", seq} | {"err", code} | {"retry"}
-# wake: "0" a wake of the game is outstanding (its `scheduled` flag was set); "1" this append
-# set the flag: the caller wakes the game; "queued": this append set the flag and, given the
-# queue's keys (`InlineWake`), put the game on a live drainer's ready list itself.
-ACCEPT_MOVE = ONTO_READY + """
-local seen = redis.call('HGET', KEYS[3], ARGV[2])
-if seen then
-  local e = redis.call('XRANGE', KEYS[2], seen .. '-0', seen .. '-0')
-  if e[1] and e[1][2][2] == ARGV[3] then return {'dup', seen} end
-end
-local status = redis.call('HGET', KEYS[1], 'status')
-if status ~= 'active' then return {'err', 'game_not_active'} end
-if redis.call('HGET', KEYS[1], 'step') ~= ARGV[1] then return {'err', 'stale_step'} end
-if seen then return {'err', 'duplicate_nonce'} end
-if (redis.call('HGET', KEYS[1], 'last_hash') or '') ~= ARGV[4] then return {'retry'} end
-local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
-redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
-redis.call('HSET', KEYS[3], ARGV[2], seq)
-redis.call('HSET', KEYS[1], 'last_hash', ARGV[7])
-if not redis.call('SET', KEYS[4], '1', 'NX', 'EX', 3600) then return {'ok', tostring(seq), '0'} end
-if KEYS[6] and onto_ready(KEYS[5], KEYS[6], ARGV[8], ARGV[9], ARGV[10]) then
-  return {'ok', tostring(seq), 'queued'}
-end
-return {'ok', tostring(seq), '1'}
-"""
-
-# KEYS: meta, state, events, draws, rejected, hashes, outbox
-# ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
-#       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
-#       hashes (JSON array), notices (JSON array of strings), APPLIED_CHANNEL,
-#       "<game id> <applied>"
-# -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
-# A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
-# as the load generator; nothing depends on it being heard).
-COMMIT = """
-if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[2], ARGV[3])
-for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
-local n = tonumber(redis.call('HGET', KEYS[1], 'events') or '0')
-for _, e in ipairs(cjson.decode(ARGV[5])) do
-  n = n + 1
-  redis.call('XADD', KEYS[3], n .. '-0', 'e', e)
-end
-redis.call('HSET', KEYS[1], 'events', n)
-for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
-for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
-for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
-for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
-redis.call('PUBLISH', ARGV[10], ARGV[11])
-return 1
-"""
-
-# KEYS: meta, state, moves, draws, secret; ARGV: at most this many entries
-# -> {meta (flat), state | false, entries applied+1.. (XRANGE), draws count, server seed | false}
-# Everything a resolve needs, in one round trip (the caller holds the game's lock).
-READ_FOR_RESOLVE = """
-local meta = redis.call('HGETALL', KEYS[1])
-local applied = tonumber(redis.call('HGET', KEYS[1], 'applied') or '0')
-local head = tonumber(redis.call('HGET', KEYS[1], 'head') or '0')
-local entries = {}
-if head > applied then
-  local last = math.min(head, applied + tonumber(ARGV[1]))
-  entries = redis.call('XRANGE', KEYS[3], (applied + 1) .. '-0', last .. '-0')
-end
-return {meta, redis.call('GET', KEYS[2]), entries, redis.call('LLEN', KEYS[4]),
-        redis.call('HGET', KEYS[5], 'server_seed')}
-"""
-
-# KEYS: READ_FOR_RESOLVE's, then scheduled, lock; ARGV: READ_FOR_RESOLVE's, then lock token,
-#       lock TTL (ms)
-# -> false (another holds the lock) | READ_FOR_RESOLVE's reply, the lock now held with the token
-# A resolve job's opening: the `scheduled` flag is cleared first (a move accepted from now on
-# wakes the game again), then the lock, then the read, atomically.
-OPEN_FOR_RESOLVE = """
-redis.call('DEL', KEYS[6])
-if not redis.call('SET', KEYS[7], ARGV[2], 'NX', 'PX', ARGV[3]) then return false end
-""" + READ_FOR_RESOLVE
-
-# KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
-# -> {"ok", seat, taken} | {"err", code}
-JOIN = """
-if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return {'err', 'game_not_open'} end
-local n = tonumber(ARGV[4])
-local seat = tonumber(ARGV[1])
-for i = 0, n - 1 do
-  if redis.call('HGET', KEYS[1], 'join:' .. i) == ARGV[2] then return {'err', 'already_seated'} end
-end
-if seat < 0 then
-  for i = 0, n - 1 do
-    if redis.call('HEXISTS', KEYS[1], 'join:' .. i) == 0 then seat = i break end
-  end
-  if seat < 0 then return {'err', 'game_full'} end
-elseif redis.call('HEXISTS', KEYS[1], 'join:' .. seat) == 1 then
-  return {'err', 'seat_taken'}
-end
-redis.call('HSET', KEYS[1], 'join:' .. seat, ARGV[2], 'client_seed:' .. seat, ARGV[3])
-local taken = redis.call('HINCRBY', KEYS[1], 'joined', 1)
-if taken == n then redis.call('HSET', KEYS[1], 'status', 'full') end
-return {'ok', tostring(seat), tostring(taken)}
-"""
-
-# KEYS: lock; ARGV: token -> 1 released | 0 not ours
-RELEASE_LOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 #: `stream-node-max-bytes` for the embedded Redis (see the module docstring).
@@ -296,19 +180,19 @@ class Store:
         pipe.hset(player_key(pid), mapping=fields)
         pipe.hset(key_key(key_id), mapping=key)
         pipe.set(token_key(token_hash), pid)
-        pipe.sadd(f"{player_key(pid)}:keys", key_id)
+        pipe.sadd(player_keys_key(pid), key_id)
         pipe.execute()
 
     def add_key(self, key_id: str, key: dict[str, str]) -> None:
         self.r.hset(key_key(key_id), mapping=key)
-        self.r.sadd(f"{player_key(key['player'])}:keys", key_id)
+        self.r.sadd(player_keys_key(key['player']), key_id)
 
     def player(self, pid: str) -> dict[str, str] | None:
         data = self.r.hgetall(player_key(pid))
         return data or None
 
     def player_keys(self, pid: str) -> list[str]:
-        return sorted(self.r.smembers(f"{player_key(pid)}:keys"))
+        return sorted(self.r.smembers(player_keys_key(pid)))
 
     def key(self, key_id: str) -> dict[str, str] | None:
         data = self.r.hgetall(key_key(key_id))
@@ -316,6 +200,61 @@ class Store:
 
     def player_for_token(self, token_hash: str) -> str | None:
         return self.r.get(token_key(token_hash))
+
+    # ---- a player's tokens (the hash -> player key, and the player's index by token id) -----
+
+    def add_token(self, pid: str, token_hash: str) -> None:
+        self.r.set(token_key(token_hash), pid)
+
+    def index_token(self, pid: str, tid: str, record: str) -> None:
+        self.r.hset(tokens_key(pid), tid, record)
+
+    def token_index(self, pid: str) -> dict[str, str]:
+        return self.r.hgetall(tokens_key(pid))
+
+    def token_record(self, pid: str, tid: str) -> str | None:
+        return self.r.hget(tokens_key(pid), tid)
+
+    def token_count(self, pid: str) -> int:
+        return self.r.hlen(tokens_key(pid))
+
+    def revoke_token(self, pid: str, token_hash: str, tid: str) -> None:
+        """The token stops working at once (its hash key goes first), then leaves the index."""
+        self.r.delete(token_key(token_hash))
+        self.r.hdel(tokens_key(pid), tid)
+
+    # ---- a player's games that have not started (the open-games cap) -------------------------
+
+    def open_game_ids(self, pid: str) -> set[str]:
+        return self.r.smembers(open_games_key(pid))
+
+    def holds_open_game(self, pid: str, gid: str) -> bool:
+        return bool(self.r.sismember(open_games_key(pid), gid))
+
+    def track_open_game(self, pid: str, gid: str) -> None:
+        self.r.sadd(open_games_key(pid), gid)
+
+    def forget_open_game(self, pid: str, gid: str) -> None:
+        self.r.srem(open_games_key(pid), gid)
+
+    def game_status(self, gid: str) -> str | None:
+        return self.r.hget(game_key(gid, "meta"), "status")
+
+    def index_player_game(self, pid: str, gid: str) -> None:
+        self.r.sadd(player_games_key(pid), gid)
+
+    def ping(self) -> bool:
+        return bool(self.r.ping())
+
+    def has_state(self, gid: str) -> bool:
+        return bool(self.r.exists(game_key(gid, "state")))
+
+    def state_json(self, gid: str) -> str | None:
+        return self.r.get(game_key(gid, "state"))
+
+    def nonces(self, gid: str) -> dict[str, str]:
+        """nonce -> seq of every envelope the game accepted."""
+        return self.r.hgetall(game_key(gid, "nonces"))
 
     # ---- games ------------------------------------------------------------------------------
 
@@ -330,6 +269,14 @@ class Store:
 
     def meta(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "meta"))
+
+    def state(self, gid: str) -> Any:
+        """The game's stored state, parsed (None for no such game)."""
+        return json.loads(self.r.get(game_key(gid, "state")) or "null")
+
+    def chain_head(self, gid: str) -> str:
+        """The hash of the game's last accepted entry ("" before the first)."""
+        return self.r.hget(game_key(gid, "meta"), "last_hash") or ""
 
     def view_context(self, gid: str, token_hash: str | None
                      ) -> tuple[dict[str, str], str | None, str | None]:

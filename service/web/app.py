@@ -15,12 +15,13 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
+from service.domain.problems import Problem
 from service.ops.server_key import load_server_key
 from service.storage.resolve_queue import InlineWake, make_queue
 from service.storage.store import Store, same_server
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.notification_schemas import WebhookEventSchema, webhooks_section
-from service.web.errors import Problem, problem_response, render_problem
+from service.web.errors import problem_response, render_problem
 from service.web.fastpath import HotPaths
 from service.web.limits import breach_headers, init_limits
 from service.web.query_params import refuse_unknown_parameters

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
-from service.storage.store import Store, now_iso, token_key
-from service.web.errors import Forbidden, Unauthorized
+from service.domain.problems import Forbidden, Unauthorized
+from service.storage.store import Store, now_iso
 
 TOKEN_PREFIX = "pt_"
 
@@ -54,10 +54,6 @@ def bearer_token(header: str) -> str | None:
 
 def token_id(token_hash: str) -> str:
     return "t_" + token_hash[:16]
-
-
-def tokens_key(pid: str) -> str:
-    return f"player:{pid}:tokens"
 
 
 def same_hash(a: str, b: str) -> bool:
@@ -121,15 +117,15 @@ def require_self_caller(player: str) -> Caller:
 
 def index_token(store: Store, pid: str, digest: str, created_at: str | None = None) -> None:
     """Record a token of the player under its id (the hash -> player key is the store's)."""
-    store.r.hset(tokens_key(pid), token_id(digest),
-                 json.dumps({"hash": digest, "created_at": created_at or now_iso()}))
+    store.index_token(pid, token_id(digest),
+                      json.dumps({"hash": digest, "created_at": created_at or now_iso()}))
 
 
 def list_tokens(store: Store, caller: Caller) -> list[dict[str, object]]:
     """The player's live tokens by id (never their values), the caller's own marked."""
     out = []
     found_current = False
-    for tid, raw in sorted(store.r.hgetall(tokens_key(caller.player)).items()):
+    for tid, raw in sorted(store.token_index(caller.player).items()):
         record = json.loads(raw)
         if store.player_for_token(record["hash"]) != caller.player:
             continue  # revoked meanwhile (the index is repaired on the next revoke)
@@ -147,7 +143,7 @@ def issue_token(store: Store, caller: Caller, rotate: bool) -> tuple[str, str, s
     crash in between leaves both valid rather than none."""
     token, digest = new_token()
     created = now_iso()
-    store.r.set(token_key(digest), caller.player)
+    store.add_token(caller.player, digest)
     index_token(store, caller.player, digest, created)
     if rotate:
         revoke(store, caller.player, caller.token_hash)
@@ -156,7 +152,7 @@ def issue_token(store: Store, caller: Caller, rotate: bool) -> tuple[str, str, s
 
 def find_token(store: Store, pid: str, tid: str, caller: Caller) -> str | None:
     """The hash of the player's token with this id, if it is live."""
-    raw = store.r.hget(tokens_key(pid), tid)
+    raw = store.token_record(pid, tid)
     if raw is not None:
         digest = json.loads(raw)["hash"]
     elif hmac.compare_digest(tid.encode(), token_id(caller.token_hash).encode()):
@@ -168,5 +164,4 @@ def find_token(store: Store, pid: str, tid: str, caller: Caller) -> str | None:
 
 def revoke(store: Store, pid: str, digest: str) -> None:
     """The token stops working at once (its hash key is deleted) and leaves the index."""
-    store.r.delete(token_key(digest))
-    store.r.hdel(tokens_key(pid), token_id(digest))
+    store.revoke_token(pid, digest, token_id(digest))

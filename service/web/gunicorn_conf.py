@@ -8,9 +8,9 @@ Flask's request context, and its Redis clients are thread-safe connection pools.
 Command-line options (`--workers`, `--bind`) still apply on top of these.
 """
 
-import os
+from service.config import Config
 
 worker_class = "gthread"
-threads = int(os.environ.get("PARLEY_WEB_THREADS", "4"))
+threads = Config().WEB_THREADS
 keepalive = 5  # seconds an idle client connection stays open
 graceful_timeout = 20

@@ -42,11 +42,11 @@ from limits.strategies import FixedWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
 from service.config import Config
-from service.storage.store import Command, Store, game_key, same_server
+from service.domain.problems import Conflict
+from service.storage.store import Command, Store, same_server
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.move_schemas import MAX_BATCH
 from service.web.auth import bearer_token
-from service.web.errors import Conflict
 
 log = logging.getLogger(__name__)
 
@@ -399,23 +399,17 @@ def init_limits(app: Flask, config: Config) -> Limiter:
 # ---- caps ------------------------------------------------------------------------------------
 
 
-def open_games_key(pid: str) -> str:
-    """Set of the player's games that may not have started yet (pruned when counted)."""
-    return f"player:{pid}:open"
-
-
 def count_open_games(store: Store, pid: str) -> int:
     """How many of the player's created or joined games have not started; prunes the rest.
 
     Single-key commands only (the set and each game's meta live in different cluster slots).
     """
-    key = open_games_key(pid)
     count = 0
-    for gid in store.r.smembers(key):
-        if store.r.hget(game_key(gid, "meta"), "status") in NOT_STARTED:
+    for gid in store.open_game_ids(pid):
+        if store.game_status(gid) in NOT_STARTED:
             count += 1
         else:
-            store.r.srem(key, gid)
+            store.forget_open_game(pid, gid)
     return count
 
 
@@ -424,7 +418,7 @@ def check_open_games(store: Store, pid: str, cap: int, gid: str | None = None) -
 
     `gid`: the game being joined; a game already counted for the player is no new one.
     """
-    if gid is not None and store.r.sismember(open_games_key(pid), gid):
+    if gid is not None and store.holds_open_game(pid, gid):
         return
     if count_open_games(store, pid) >= cap:
         raise Conflict(f"You already hold {cap} games that have not started; wait until one "
@@ -433,4 +427,4 @@ def check_open_games(store: Store, pid: str, cap: int, gid: str | None = None) -
 
 
 def track_open_game(store: Store, pid: str, gid: str) -> None:
-    store.r.sadd(open_games_key(pid), gid)
+    store.track_open_game(pid, gid)

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Flask, request
 
-from service.web.errors import Problem
+from service.domain.problems import Problem
 
 _CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 

@@ -151,7 +151,7 @@ def _wake_by(app: Any, where: str) -> None:
 def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypatch) -> None:
     """No drainer is live: the first game gets the RQ job, the others wait on the ready list
     for it, as one wake after another would have it, with one script for the batch."""
-    from service.storage.resolve_queue import ready_key
+    from service.storage.keys import ready_key
 
     gids, ann, _ = games
     queue = app.extensions["parley_queue"]
@@ -162,18 +162,18 @@ def test_a_batch_wakes_its_games_in_one_round_trip(app, client, games, monkeypat
     assert len(wakes) == 1
     new_jobs = [job for job in queue.get_jobs() if job.id not in jobs_before]
     assert [job.args[0] for job in new_jobs] == gids[:1]
-    assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids[1:]]
+    assert queue.connection.lrange(ready_key(queue.name), 0, -1) == [g.encode() for g in gids[1:]]
 
 
 @pytest.mark.parametrize("where", ["inline", "script"])
 def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jobs,
                                                       monkeypatch, where: str) -> None:
-    from service.storage.resolve_queue import drainers_key, ready_key
+    from service.storage.keys import drainers_key, ready_key
 
     gids, ann, _ = games
     _wake_by(app, where)
     queue = app.extensions["parley_queue"]
-    queue.connection.zadd(drainers_key(queue), {"resolve-live": 2**50})  # a drainer running
+    queue.connection.zadd(drainers_key(queue.name), {"resolve-live": 2**50})  # a drainer running
     jobs = queue.count
     wakes = _wakes(monkeypatch, queue)
     envelopes = [ann.envelope(gid, 0, 1, MOVE) for gid in gids]
@@ -181,9 +181,9 @@ def test_a_batch_with_a_drainer_live_enqueues_nothing(app, client, games, run_jo
     assert _batch(client, envelopes).status_code == 200  # a re-post: the games woken again
     assert len(wakes) == (0 if where == "inline" else 1) + len(gids)
     assert queue.count == jobs
-    assert queue.connection.lrange(ready_key(queue), 0, -1) == [g.encode() for g in gids * 2]
-    queue.connection.zrem(drainers_key(queue), "resolve-live")  # it died, its list lost:
-    queue.connection.delete(ready_key(queue))
+    assert queue.connection.lrange(ready_key(queue.name), 0, -1) == [g.encode() for g in gids * 2]
+    queue.connection.zrem(drainers_key(queue.name), "resolve-live")  # it died, its list lost:
+    queue.connection.delete(ready_key(queue.name))
     assert _batch(client, envelopes).status_code == 200  # re-posts wake again: one job
     run_jobs()
     assert [client.get(f"/v1/games/{gid}/moves/3").get_json()["status"] for gid in gids] == \

@@ -311,19 +311,19 @@ def test_a_move_that_wakes_its_game_costs_one_round_trip_less_inline(
         apps, game, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     """A drainer is live and the move needs a wake: the accepting script puts the game on its
     ready list itself (two round trips: context, append), where the wake script took a third."""
-    from service.storage.resolve_queue import drainers_key, ready_key
+    from service.storage.keys import drainers_key, ready_key
 
     gid, ann, _ = game
     fast, _ = apps
     if where == "script":
         fast.extensions["parley_store"].inline_wake = None
     queue = fast.extensions["parley_queue"]
-    queue.connection.zadd(drainers_key(queue), {"resolve-live": 2**50})  # a drainer running
+    queue.connection.zadd(drainers_key(queue.name), {"resolve-live": 2**50})  # a drainer running
     assert fast.test_client().get(f"/v1/games/{gid}/view").status_code == 200  # connected
     sent = _round_trips(monkeypatch)
     assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
     assert len(sent) == (2 if where == "inline" else 3)
-    assert queue.connection.lrange(ready_key(queue), 0, -1) == [gid.encode()]
+    assert queue.connection.lrange(ready_key(queue.name), 0, -1) == [gid.encode()]
     assert queue.count == 0
 
 

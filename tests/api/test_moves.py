@@ -174,7 +174,7 @@ def test_setup_twice_gets_the_engines_code(client, run_jobs) -> None:
 def test_a_commit_is_announced_and_stored_compactly(app, client, game, run_jobs) -> None:
     """Every commit publishes "<game> <applied>" on the applied channel; the stored entry keeps
     its hash in base64url and its time in Unix seconds, and readers get hex and ISO back."""
-    from service.storage.store import APPLIED_CHANNEL, game_key
+    from service.storage.keys import APPLIED_CHANNEL, game_key
 
     gid, players = game
     store = app.extensions["parley_store"]
@@ -204,7 +204,7 @@ def test_a_resolve_refuses_a_stream_that_lost_its_pending_entries(app, client, g
     """`head` says a move is pending but the stream lost it (damage): nothing is applied or
     skipped, and `parley fsck` is left to report it."""
     from service.domain.game import resolve_pending
-    from service.storage.store import game_key
+    from service.storage.keys import game_key
 
     gid, players = game
     store = app.extensions["parley_store"]

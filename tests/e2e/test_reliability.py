@@ -101,7 +101,7 @@ def test_one_job_resolves_the_moves_of_several_waiting_games(server, monkeypatch
     import redis
     from rq import Queue, SimpleWorker
 
-    from service.storage.resolve_queue import ready_key
+    from service.storage.keys import ready_key
     from workers import context, resolve
 
     for proc in server.procs[1:]:
@@ -114,7 +114,7 @@ def test_one_job_resolves_the_moves_of_several_waiting_games(server, monkeypatch
     # one wake per game (the second setup found the first's wake outstanding); the waiting
     # job's lease lasts 5 s, so a second job only on a machine slower than that
     assert 1 <= waiting <= 2
-    assert waiting + conn.llen(ready_key(queue)) == len(games)
+    assert waiting + conn.llen(ready_key(queue.name)) == len(games)
     monkeypatch.setenv("REDIS_URL", server.env["REDIS_URL"])
     monkeypatch.setenv("PARLEY_DATA", server.env["PARLEY_DATA"])
     monkeypatch.setattr(resolve, "DRAIN_SECONDS", 600.0)  # no time bound on a slow machine
@@ -136,7 +136,7 @@ def test_one_job_resolves_the_moves_of_several_waiting_games(server, monkeypatch
             cached.cache_clear()
     assert len(jobs) == waiting  # the first job drained the games on the ready list
     assert queue.count == 0 and queue.failed_job_registry.count == 0
-    assert conn.llen(ready_key(queue)) == 0
+    assert conn.llen(ready_key(queue.name)) == 0
     assert [server.get(loc).json()["status"] for loc in locations] == \
         ["applied"] * len(locations)
     for gid, players in games:

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from service.protocol import signing
-from service.storage.store import game_key
+from service.storage.keys import game_key
 from tests.api.helpers import new_game, post_move, view
 from tests.fuzz.conftest import EXAMPLES
 from tests.players import TestPlayer

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from service.domain.game import resolve_pending
 from service.notify import dispatch
-from service.storage.store import NOTIFY_KEY
+from service.storage.keys import NOTIFY_KEY
 from tests.notify.conftest import register, start_game
 
 DUEL = {"army": "duel", "seat_order": "joined"}

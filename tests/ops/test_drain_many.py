@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from service.storage.resolve_queue import ready_key
-from service.storage.store import NOTIFY_KEY, Store, game_key
+from service.storage.keys import NOTIFY_KEY, game_key, ready_key
+from service.storage.store import Store
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
 from workers import resolve
@@ -92,7 +92,7 @@ def test_a_game_locked_elsewhere_is_woken_again_and_the_others_resolved(app, cli
     store = _store(app)
     free, busy = _setups_pending(client, run_jobs, 2)
     queue = app.extensions["parley_queue"]
-    store.r.delete(ready_key(queue))
+    store.r.delete(ready_key(queue.name))
     jobs_before = set(queue.job_ids)
     store.r.set(game_key(busy, "lock"), "another-worker", px=60_000)
     assert resolve.drain_many([free, busy], wait=0.05) == 2
@@ -101,7 +101,7 @@ def test_a_game_locked_elsewhere_is_woken_again_and_the_others_resolved(app, cli
     assert store.meta(busy)["applied"] == "0"
     assert store.r.get(game_key(busy, "lock")) == "another-worker"  # not ours to release
     assert store.r.get(game_key(busy, "scheduled")) == "1"  # woken again: a job follows
-    woken = store.r.lrange(ready_key(queue), 0, -1)
+    woken = store.r.lrange(ready_key(queue.name), 0, -1)
     woken += [job.args[0] for job in queue.get_jobs() if job.id not in jobs_before]
     assert busy in woken
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from service.ops import fsck
-from service.storage.store import game_key
+from service.storage.keys import game_key
 from tests.api.helpers import post_move, view
 from tests.ops.helpers import play_duel
 

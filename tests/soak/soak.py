@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from service.protocol.verify import verify_bundle
-from service.storage.store import game_key
+from service.storage.keys import game_key
 from tests.soak.cluster import Cluster
 from tests.soak.play import Client, Http, SoakGame, Stats, Unreachable
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from service.domain.accept import Accepted, submit_move
-from service.storage.store import Store, game_key
+from service.storage.keys import game_key
+from service.storage.store import Store
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
 

@@ -18,6 +18,7 @@ from flask_smorest import Blueprint
 
 from service.domain.accept import Accepted, parse_body, submit_moves
 from service.domain.game import seat_view
+from service.domain.problems import InvalidRequest, NotFound, Problem
 from service.storage.resolve_queue import wake_games
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -25,7 +26,7 @@ from service.web.api.game_schemas import ViewBatchQuerySchema, ViewBatchSchema
 from service.web.api.move_schemas import MAX_BATCH, MoveBatchResultSchema, MoveBatchSchema
 from service.web.api.moves import accepted_body
 from service.web.auth import bearer_digest, known_token
-from service.web.errors import InvalidRequest, NotFound, Problem, item_problem
+from service.web.errors import item_problem
 from service.web.limits import RATE_LIMITED, note_signed
 
 blp = Blueprint("batch", __name__, url_prefix="/v1", description="Batches of moves and views")

@@ -2,38 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
-from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
-
-B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-class StrictInt(fields.Integer):
-    """An integer that must be a JSON number without fraction (no strings, no booleans)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(strict=True, **kwargs)
-
-    def _validated(self, value: Any) -> Any:
-        if isinstance(value, bool):
-            raise self.make_error("invalid")
-        return super()._validated(value)
-
-
-class B64Url(fields.String):
-    """base64url without padding (RFC 4648 §5), with a minimum decoded length."""
-
-    def __init__(self, min_bytes: int = 1, max_len: int = 512, **kwargs: Any) -> None:
-        self.min_bytes = min_bytes
-        super().__init__(validate=validate.Length(max=max_len), **kwargs)
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
-        text = super()._deserialize(value, attr, data, **kwargs)
-        if not B64URL.match(text) or len(text) % 4 == 1 or len(text) * 3 // 4 < self.min_bytes:
-            raise ValidationError(f"base64url without padding of at least {self.min_bytes} bytes")
-        return text
+from marshmallow import INCLUDE, Schema, fields, validate
 
 
 class ProblemSchema(Schema):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema, StrictInt
+from service.domain.envelope import StrictInt
+from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema
 
 
 class OptionSchema(Schema):

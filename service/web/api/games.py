@@ -21,6 +21,7 @@ from service.domain.game import (
     seat_view,
     start_game,
 )
+from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.notify import dispatch
 from service.storage.resolve_queue import wake
 from service.web.api import deps
@@ -37,7 +38,6 @@ from service.web.api.game_schemas import (
     ViewSchema,
 )
 from service.web.auth import bearer_digest, current_player, known_token
-from service.web.errors import Conflict, InvalidRequest, NotFound
 from service.web.limits import RATE_LIMITED, check_open_games, config, track_open_game
 
 log = logging.getLogger(__name__)

@@ -6,6 +6,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from service.domain.accept import get_game_or_404
+from service.domain.problems import Forbidden, NotFound
 from service.notify import mail
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -16,7 +17,6 @@ from service.web.api.notification_schemas import (
     UnsubscribeQuerySchema,
 )
 from service.web.auth import current_player, require_self
-from service.web.errors import Forbidden, NotFound
 
 blp = Blueprint("mail", __name__, url_prefix="/v1", description="Mail notifications")
 AUTH = {"security": [{"bearer": []}]}

@@ -2,30 +2,10 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import Schema, fields, validate
 
-from service.web.api.common_schemas import B64Url, ProblemSchema, StrictInt
-
-
-class PayloadSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    seat = StrictInt(required=True, validate=validate.Range(min=0, max=63))
-    step = StrictInt(required=True, validate=validate.Range(min=0, max=2**53 - 1))
-    move = fields.Dict(required=True, metadata={"description": "the game's move object"})
-    nonce = B64Url(required=True, min_bytes=16, max_len=128)
-    issued_at = fields.String(required=True, validate=validate.Length(min=1, max=64))
-
-
-class EnvelopeSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-    payload = fields.Nested(PayloadSchema, required=True)
-    key_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    signature = B64Url(required=True, min_bytes=64, max_len=128)
+from service.domain.envelope import EnvelopeSchema
+from service.web.api.common_schemas import ProblemSchema
 
 
 class ReceiptSchema(Schema):

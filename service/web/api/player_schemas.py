@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.web.api.common_schemas import B64Url
+from service.domain.envelope import B64Url
 
 
 class PlayerCreateSchema(Schema):

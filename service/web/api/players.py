@@ -7,6 +7,7 @@ import logging
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from service.domain.problems import Conflict, Forbidden, NotFound
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -33,9 +34,7 @@ from service.web.auth import (
     require_self_caller,
     revoke,
     token_id,
-    tokens_key,
 )
-from service.web.errors import Conflict, Forbidden, NotFound
 from service.web.limits import RATE_LIMITED, config
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,7 @@ class PlayerTokens(MethodView):
         store = deps.store()
         caller = require_self_caller(player)
         cap = config().MAX_TOKENS_PER_PLAYER
-        if not data["rotate"] and store.r.hlen(tokens_key(player)) >= cap:
+        if not data["rotate"] and store.token_count(player) >= cap:
             raise Conflict(f"A player holds at most {cap} tokens; revoke one first.",
                            code="too_many_tokens", limit=cap)
         token, tid, created = issue_token(store, caller, rotate=data["rotate"])

@@ -10,9 +10,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from service.domain.problem_codes import as_json, catalogue
+from service.domain.problems import NotFound
 from service.web.api.common_schemas import ProblemCodeSchema
 from service.web.api.deps import PROBLEM
-from service.web.errors import NotFound
 
 blp = Blueprint("problems", __name__, url_prefix="/v1/problems", description="Error codes")
 

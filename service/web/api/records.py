@@ -11,12 +11,12 @@ from marshmallow import Schema, fields
 
 from service.domain.accept import get_game_or_404
 from service.domain.audit_bundle import build_bundle
+from service.domain.problems import Conflict
 from service.protocol.verify import RECORD_FORMAT
 from service.storage.store import Store
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import AuditSchema, EventSchema
-from service.web.errors import Conflict
 
 blp = Blueprint("records", __name__, url_prefix="/v1/games",
                 description="Records of finished games")

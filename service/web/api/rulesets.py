@@ -13,9 +13,9 @@ from flask_smorest import Blueprint
 from engines.contract import COMMON_CODES
 from engines.registry import RULESETS, available, get_engine
 from service.domain.game import SEAT_ORDERS
+from service.domain.problems import NotFound
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import RulesetDetailSchema, RulesetSchema
-from service.web.errors import NotFound
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="Rulesets")
 

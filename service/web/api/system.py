@@ -44,7 +44,7 @@ class Health(MethodView):
         body: dict = {"status": "ok", "redis": True}
         part = "game store"
         try:
-            deps.store().r.ping()
+            deps.store().ping()
             part = "queue"
             queue = deps.queue()
             queue.connection.ping()

@@ -9,7 +9,9 @@ from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.notify import dispatch, webhooks
+from service.storage import notify_records as records
 from service.web.api import deps
 from service.web.api.common_schemas import CursorQuerySchema
 from service.web.api.deps import PROBLEM
@@ -22,7 +24,6 @@ from service.web.api.notification_schemas import (
     WebhookUpdateSchema,
 )
 from service.web.auth import require_self
-from service.web.errors import Conflict, InvalidRequest, NotFound
 
 log = logging.getLogger(__name__)
 blp = Blueprint("webhooks", __name__, url_prefix="/v1/players",
@@ -117,7 +118,7 @@ class WebhookResource(MethodView):
             fields["enabled"] = "1" if data["enabled"] else "0"
             if data["enabled"]:
                 fields["disabled_reason"] = ""
-                deps.store().r.hdel(webhooks.webhook_key(webhook), "failing_since")
+                records.webhook_succeeded(deps.store(), webhook)
         if fields:
             record = webhooks.update(deps.store(), webhook, fields)
         return webhooks.public(record)
@@ -153,7 +154,7 @@ class Deliveries(MethodView):
             raise InvalidRequest("The cursor is not one this list gave.", code="bad_cursor")
         start, limit = int(cursor), args["limit"]
         store = deps.store()
-        ids = store.r.zrevrange(webhooks.deliveries_key(webhook), start, start + limit)
+        ids = records.webhook_deliveries(store, webhook, start, limit + 1)
         items = [d for d in (dispatch.delivery_public(store, i) for i in ids[:limit]) if d]
         return {"deliveries": items, "next": str(start + limit) if len(ids) > limit else None}
 
@@ -170,7 +171,7 @@ class Redeliver(MethodView):
         """Send a delivery again: a new attempt with the same `webhook-id` and body."""
         _own_webhook(player, webhook)
         store = deps.store()
-        record = store.r.hgetall(dispatch.delivery_key(delivery))
+        record, _ = records.delivery(store, delivery)
         if record.get("webhook") != webhook:
             raise NotFound("No such delivery of this webhook.", code="delivery_not_found")
         attempt = dispatch.redeliver(store, deps.queue(), delivery)

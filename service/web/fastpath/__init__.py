@@ -38,8 +38,8 @@ from flask import Flask
 
 from service.domain.accept import queued_body, submit_move
 from service.domain.game import seat_view
+from service.domain.problems import Problem
 from service.web.auth import bearer_token, hash_token
-from service.web.errors import Problem
 from service.web.limits import ADDRESS_CHARGED, MoveQuota, QuotaBreached
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,62 @@
+"""The signed move envelope's shape (DESIGN.md "Signed moves"), checked before its signature.
+
+Marshmallow schemas, shared by the accepting path (`service.domain.accept`) and the API's
+OpenAPI document (`service.web.api.move_schemas`); strict fields so that a value the signature
+covers has one meaning only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class StrictInt(fields.Integer):
+    """An integer that must be a JSON number without fraction (no strings, no booleans)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+class B64Url(fields.String):
+    """base64url without padding (RFC 4648 §5), with a minimum decoded length."""
+
+    def __init__(self, min_bytes: int = 1, max_len: int = 512, **kwargs: Any) -> None:
+        self.min_bytes = min_bytes
+        super().__init__(validate=validate.Length(max=max_len), **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not B64URL.match(text) or len(text) % 4 == 1 or len(text) * 3 // 4 < self.min_bytes:
+            raise ValidationError(f"base64url without padding of at least {self.min_bytes} bytes")
+        return text
+
+
+class PayloadSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    seat = StrictInt(required=True, validate=validate.Range(min=0, max=63))
+    step = StrictInt(required=True, validate=validate.Range(min=0, max=2**53 - 1))
+    move = fields.Dict(required=True, metadata={"description": "the game's move object"})
+    nonce = B64Url(required=True, min_bytes=16, max_len=128)
+    issued_at = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class EnvelopeSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    payload = fields.Nested(PayloadSchema, required=True)
+    key_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    signature = B64Url(required=True, min_bytes=64, max_len=128)

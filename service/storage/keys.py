@@ -1,0 +1,95 @@
+"""Every Redis key Parley writes, in one place (docs/architecture.md "Redis keys").
+
+A game's keys share the hash tag `{g:<id>}`, so on a Redis Cluster they live in one slot and a
+move's scripts and pipelines touch one node (tests/test_keys.py checks it). Everything else is
+keyed by player, key, token, webhook or delivery; the few global indexes are named constants.
+"""
+
+from __future__ import annotations
+
+#: set of game ids that may have unresolved moves
+PENDING_KEY = "parley:pending"
+#: sorted set of all game ids by creation time
+GAMES_KEY = "parley:games"
+#: set of game ids whose outbox may hold undispatched notices
+NOTIFY_KEY = "parley:notify"
+#: pub/sub channel: "<game id> <applied>" after every commit
+APPLIED_CHANNEL = "parley:applied"
+#: sorted set "<game>|<step>|<kind>" by due time (reminders and timeouts)
+DEADLINES_KEY = "parley:deadlines"
+
+#: the parts of a game, each `game_key(gid, part)`
+GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
+              "secret", "scheduled", "lock", "outbox")
+
+
+def game_key(gid: str, part: str) -> str:
+    return f"{{g:{gid}}}:{part}"
+
+
+# ---- players and their credentials ---------------------------------------------------------
+
+def player_key(pid: str) -> str:
+    return f"player:{pid}"
+
+
+def player_games_key(pid: str) -> str:
+    return f"player:{pid}:games"
+
+
+def player_keys_key(pid: str) -> str:
+    """Set of the player's signing key ids."""
+    return f"player:{pid}:keys"
+
+
+def open_games_key(pid: str) -> str:
+    """Set of the player's games that may not have started yet (pruned when counted)."""
+    return f"player:{pid}:open"
+
+
+def tokens_key(pid: str) -> str:
+    return f"player:{pid}:tokens"
+
+
+def key_key(key_id: str) -> str:
+    return f"key:{key_id}"
+
+
+def token_key(token_hash: str) -> str:
+    return f"token:{token_hash}"
+
+
+def mail_prefs_key(pid: str, gid: str | None = None) -> str:
+    return f"player:{pid}:mail" if gid is None else f"player:{pid}:mail:{gid}"
+
+
+# ---- notifications -------------------------------------------------------------------------
+
+def webhook_key(wid: str) -> str:
+    return f"webhook:{wid}"
+
+
+def player_webhooks_key(pid: str) -> str:
+    return f"player:{pid}:webhooks"
+
+
+def deliveries_key(wid: str) -> str:
+    return f"webhook:{wid}:deliveries"
+
+
+def delivery_key(did: str) -> str:
+    return f"delivery:{did}"
+
+
+def attempts_key(did: str) -> str:
+    return f"delivery:{did}:attempts"
+
+
+# ---- the resolve queue's drainers (on the queue's Redis) -------------------------------------
+
+def ready_key(queue_name: str) -> str:
+    return f"parley:resolve:{queue_name}:ready"
+
+
+def drainers_key(queue_name: str) -> str:
+    return f"parley:resolve:{queue_name}:drainers"

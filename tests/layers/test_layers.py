@@ -1,0 +1,63 @@
+"""The layout's promises (docs/architecture.md): workers and the domain import no web code,
+every key of one game hashes to one cluster slot, and no Redis call escapes the storage layer."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from redis.crc import key_slot
+
+from service.storage import keys
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _loaded_after(module: str) -> set[str]:
+    code = f"import sys, {module}; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    return {name.split(".")[0] for name in out.split()} | set(out.split())
+
+
+def test_workers_load_neither_flask_nor_marshmallow() -> None:
+    loaded = _loaded_after("workers.main")
+    assert "workers.resolve" in loaded and "service.notify.dispatch" in loaded
+    assert not {"flask", "marshmallow", "flask_smorest", "flask_limiter"} & loaded
+    assert not {m for m in loaded if m.startswith("service.web")}
+
+
+def test_the_domain_and_notify_layers_import_no_web_code() -> None:
+    for package in ("domain", "notify", "storage", "protocol"):
+        for path in (ROOT / "service" / package).glob("*.py"):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    assert not node.module.startswith(("service.web", "flask")), (path, node.module)
+                elif isinstance(node, ast.Import):
+                    for alias in node.names:
+                        assert not alias.name.startswith(("service.web", "flask")), path
+
+
+def test_every_key_of_a_game_hashes_to_one_slot() -> None:
+    for gid in ("g_1", "0123456789abcdef", "x" * 40):
+        slots = {key_slot(keys.game_key(gid, part).encode()) for part in keys.GAME_PARTS}
+        assert len(slots) == 1, (gid, slots)
+    # and two games are spread (the tag is the game id, not a constant)
+    assert key_slot(keys.game_key("a", "meta").encode()) != key_slot(
+        keys.game_key("b", "meta").encode())
+
+
+def test_redis_is_called_only_from_the_storage_layer() -> None:
+    """A raw call on the store's connection (`store.r.<command>`) outside service/storage/."""
+    offenders = []
+    for path in list((ROOT / "service").rglob("*.py")) + list((ROOT / "workers").rglob("*.py")):
+        if path.is_relative_to(ROOT / "service" / "storage"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "r"):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} .r.{node.attr}")
+    assert offenders == [], "\n".join(offenders)
