@@ -1,0 +1,76 @@
+/**
+ * The typed Parley client: openapi-fetch over the types openapi-typescript generates from
+ * openapi/openapi.json (`npm run generate` writes src/generated/schema.d.ts).
+ */
+
+import createClient, { type Client } from "openapi-fetch";
+
+import type { components, paths } from "./generated/schema.js";
+
+export type Schemas = components["schemas"];
+export type Problem = Schemas["Problem"];
+export type ParleyClient = Client<paths>;
+
+/** No single request may take longer than this. */
+const REQUEST_TIMEOUT_MS = 15_000;
+/** 429 `rate_limited`: wait as told by Retry-After (at most this long), this many times. */
+const MAX_RETRY_AFTER_S = 10;
+const MAX_RATE_LIMIT_RETRIES = 5;
+
+/** A client for one identity: with `token`, every request carries `Authorization: Bearer`. */
+export function parleyClient(baseUrl: string, token?: string): ParleyClient {
+  return createClient<paths>({
+    baseUrl,
+    headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+    fetch: (request: Request) => fetch(request, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+  });
+}
+
+/** A refused request: the HTTP status and the server's RFC 9457 problem (with its `code`). */
+export class ApiError extends Error {
+  constructor(
+    readonly what: string,
+    readonly status: number,
+    readonly problem: Partial<Problem> | undefined,
+  ) {
+    const code = problem?.code ?? "no problem document";
+    const detail = problem?.detail ? `: ${problem.detail}` : "";
+    super(`${what} failed with HTTP ${status} (${code})${detail}`);
+    this.name = "ApiError";
+  }
+}
+
+/** What an openapi-fetch call resolves to (its success and error members). */
+interface Answer<D> {
+  data?: D;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * Send a request and return its typed body, or throw an ApiError with the server's problem.
+ * A 429 changed nothing on the server, so the request is sent again after Retry-After.
+ */
+export async function call<D>(what: string, send: () => Promise<Answer<D>>): Promise<D> {
+  for (let attempt = 0; ; attempt++) {
+    const { data, error, response } = await send();
+    if (response.status === 429 && attempt < MAX_RATE_LIMIT_RETRIES) {
+      const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, MAX_RETRY_AFTER_S);
+      console.log(`  (${what}: rate limited, retrying in ${seconds} s)`);
+      await sleep(seconds * 1000);
+      continue;
+    }
+    if (!response.ok || error !== undefined || data === undefined) {
+      throw new ApiError(what, response.status, asProblem(error));
+    }
+    return data;
+  }
+}
+
+function asProblem(error: unknown): Partial<Problem> | undefined {
+  return typeof error === "object" && error !== null ? (error as Partial<Problem>) : undefined;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
