@@ -333,3 +333,40 @@ def test_a_store_apart_from_the_queue_is_woken_by_script(config: Config,
     assert _app(config, hot=True).extensions["parley_store"].inline_wake is not None
     monkeypatch.setenv("PARLEY_STORE_URL", config.REDIS_URL.rsplit("/", 1)[0] + "/1")
     assert _app(config, hot=True).extensions["parley_store"].inline_wake is None
+
+
+def test_the_fast_paths_routes_and_location_come_from_the_apps_url_map(apps) -> None:
+    route, location = hotpaths.routes(apps[1])
+    assert route.fullmatch("/v1/games/g_1/view")["view"] == "g_1"
+    assert route.fullmatch("/v1/games/g_1/moves")["moves"] == "g_1"
+    for other in ("/v1/games/g_1/events", "/v1/games/g_1/moves/3", "/v1/games/a/b/view",
+                  "/v1/games//view"):
+        assert route.fullmatch(other) is None, other
+    adapter = apps[1].url_map.bind("localhost")
+    assert location.format(game="g_1", move=7) == adapter.build(
+        hotpaths.MOVE, {"game": "g_1", "move": 7})
+    for path, endpoint in (("/v1/games/g_1/view", hotpaths.VIEW),
+                           ("/v1/games/g_1/moves", hotpaths.MOVES)):
+        assert adapter.match(path, method="GET" if endpoint == hotpaths.VIEW else "POST"
+                             )[0] == endpoint
+
+
+def test_the_limits_internals_the_riding_charges_rely_on_are_still_there(config) -> None:
+    """MoveQuota lets a move's rate-limit counters ride in its round trips by running
+    `limits`' own increment script on `limits`' own key: if a new release of `limits` renames
+    or changes either, this fails instead of the fast path silently losing its saving (or
+    counting into keys flask-limiter no longer reads)."""
+    from service.web.limits import KEY_PREFIX, MoveQuota, _items
+
+    app = _app(config, hot=False, limits=True)
+    quota = MoveQuota(app)
+    assert quota.incr_script is not None, "the counters no longer ride: limits changed"
+    strategy = quota.limiter.limiter
+    item = _items(quota.config.LIMIT_MOVES_PER_PLAYER)[0]
+    counter = quota.counter(item, "player:p_x", "moves-player")
+    store = app.extensions["parley_store"]
+    assert strategy.hit(item, KEY_PREFIX, "player:p_x", "moves-player")
+    assert store.r.get(counter) == "1"  # flask-limiter's own hit counts in the key we compute
+    assert store.r.eval(quota.incr_script, 1, counter, item.get_expiry(), 1) == 2
+    assert strategy.get_window_stats(item, KEY_PREFIX, "player:p_x", "moves-player"
+                                     ).remaining == item.amount - 2

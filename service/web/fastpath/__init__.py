@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 from flask import Flask
+from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from service.domain.accept import queued_body, submit_move
 from service.domain.game import seat_view
@@ -46,8 +47,8 @@ log = logging.getLogger(__name__)
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-#: `/v1/games/<id>/view` and `/v1/games/<id>/moves`; a game id is one path segment
-_ROUTE = re.compile(r"/v1/games/([^/]+)/(view|moves)")
+#: the endpoints answered here (blueprint.view), and the one a move's `Location` names
+VIEW, MOVES, MOVE = "games.View", "moves.Moves", "moves.MoveResource"
 #: compact, keys sorted, a trailing newline: the bytes Flask's JSON provider writes
 _JSON = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 
@@ -63,18 +64,18 @@ class HotPaths:
         config = app.config["PARLEY"]
         self.max_body = config.MAX_CONTENT_LENGTH
         self.quota = MoveQuota(app) if config.RATE_LIMITS_ENABLED else None
+        self.route, self.location = routes(app)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]
                  ) -> Iterable[bytes]:
-        route = _ROUTE.fullmatch(environ.get("PATH_INFO", ""))
+        route = self.route.fullmatch(environ.get("PATH_INFO", ""))
         if route is None or environ.get("QUERY_STRING"):
             return self.next(environ, start_response)
-        game, what = route.groups()
         method = environ.get("REQUEST_METHOD")
-        if what == "view" and method == "GET":
-            return self._view(environ, start_response, game)
-        if what == "moves" and method == "POST":
-            return self._move(environ, start_response, game)
+        if route["view"] is not None and method == "GET":
+            return self._view(environ, start_response, route["view"])
+        if route["moves"] is not None and method == "POST":
+            return self._move(environ, start_response, route["moves"])
         return self.next(environ, start_response)
 
     def _view(self, environ: dict[str, Any], start_response: Callable[..., Any],
@@ -124,7 +125,8 @@ class HotPaths:
             accepted = submit_move(self.store, game, body, self.server_key, charges)
             if not accepted.created:  # a re-post: its answer is the move's status now
                 raise _HandOver
-            location = f"{environ.get('SCRIPT_NAME', '')}/v1/games/{game}/moves/{accepted.seq}"
+            location = environ.get("SCRIPT_NAME", "") + self.location.format(
+                game=game, move=accepted.seq)
             answer = queued_body(self.queue, game, accepted, location)
             if signer is not None and charges is None:
                 self.quota.charge(signer)  # type: ignore[union-attr]  # set with the quota
@@ -136,6 +138,34 @@ class HotPaths:
             environ["wsgi.input"] = io.BytesIO(body)
             return self.next(environ, start_response)
         return _answer(start_response, "202 ACCEPTED", data, ("Location", location))
+
+
+def routes(app: Flask) -> tuple[re.Pattern[str], str]:
+    """From the app's own URL map: one pattern matching the seat view's and the moves' paths
+    (named groups `view` and `moves` hold the game id), and the template of a move's
+    `Location` (`str.format` with `game` and `move`), so that the fast path answers exactly
+    the URLs the app routes and names the URL the app serves."""
+    rules = {rule.endpoint: rule for rule in app.url_map.iter_rules()}
+
+    def template(endpoint: str) -> str:
+        rule = rules[endpoint]
+        if any(not isinstance(conv, (UnicodeConverter, IntegerConverter))
+               for conv in rule._converters.values()):
+            raise ValueError(f"{endpoint}: a converter the fast path does not know")
+        return _PARAM.sub(r"{\1}", rule.rule)
+
+    def pattern(endpoint: str, group: str) -> str:
+        template(endpoint)  # its converters are known ones
+        parts = _PARAM.split(rules[endpoint].rule)
+        return "".join(re.escape(p) if i % 2 == 0 else f"(?P<{group}>[^/]+)"
+                       for i, p in enumerate(parts))
+
+    return (re.compile(f"{pattern(VIEW, 'view')}|{pattern(MOVES, 'moves')}"),
+            template(MOVE))
+
+
+#: a rule's variable part, `<game>` or `<int:move>`, with the name as group 1
+_PARAM = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
 
 
 class _HandOver(Exception):
