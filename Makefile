@@ -6,10 +6,11 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install run test test-fast lint openapi bench soak fuzz example-ts
 
-$(STAMP): pyproject.toml
+# two distributions: the protocol (./protocol: signing, engines, verifier) and the server
+$(STAMP): pyproject.toml protocol/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e ./protocol -e '.[dev]'
 	@touch $(STAMP)
 
 install: $(STAMP)

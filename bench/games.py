@@ -15,6 +15,7 @@ from typing import Any
 
 import redis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from parley_protocol import signing
 
 from engines.registry import get_engine
 from engines.rng import SeededRng
@@ -22,7 +23,6 @@ from service.config import Config
 from service.domain.accept import submit_move
 from service.domain.game import create_game, resolve_pending, start_game
 from service.notify import dispatch
-from service.protocol import signing
 from service.storage.keys import game_key
 from service.storage.store import Store, new_id, now_iso
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from service.protocol import signing
+from parley_protocol import signing
 
 
 @dataclass

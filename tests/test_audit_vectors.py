@@ -1,7 +1,7 @@
 """docs/audit-vectors.json: the implementation reproduces every vector, and so does a second,
 independent implementation written from docs/audit.md with nothing but hashlib and hmac.
 
-The vectors are produced by the real code (`engines.rng`, `service.protocol.signing`, the Stratego
+The vectors are produced by the real code (`engines.rng`, `parley_protocol.signing`, the Stratego
 engine); regenerate them after a deliberate change with `python -m tests.test_audit_vectors`.
 """
 
@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from parley_protocol import signing
+from parley_protocol.verify import verify_bundle
 
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain.audit_bundle import bundle_draw
-from service.protocol import signing
-from service.protocol.verify import verify_bundle
 
 VECTORS = Path(__file__).resolve().parents[1] / "docs" / "audit-vectors.json"
 

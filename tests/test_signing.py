@@ -12,8 +12,7 @@ import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.protocol import signing
+from parley_protocol import signing
 
 VECTORS = Path(__file__).resolve().parent / "vectors" / "move-signing.json"
 CASES = json.loads(VECTORS.read_text())["cases"]

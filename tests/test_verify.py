@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from parley_protocol import signing
+from parley_protocol.verify import verify_bundle
 
-from service.protocol import signing
-from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, post_move, view
 from tests.players import TestPlayer
 
@@ -430,3 +430,41 @@ def test_parley_verify_exit_status(short_game, tmp_path, capsys) -> None:
     bad.write_text("{not json")
     assert main(["verify", str(bad)]) == 1
     assert "is not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_protocol_package_alone_verifies_a_bundle(short_game, tmp_path) -> None:
+    """`pip install ./protocol` into a fresh environment: `parley-verify` checks a record with
+    neither the server nor its web, queue or Redis libraries installed."""
+    import subprocess
+    import venv
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env_dir = tmp_path / "auditor"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    # a copy of the sources, as an auditor's checkout would be (no editable link back here)
+    install = subprocess.run([str(python), "-m", "pip", "install", "-q", str(root / "protocol")],
+                             capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stdout + install.stderr
+    loaded = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print([m for m in ('flask', "
+         "'marshmallow', 'redis', 'rq', 'gunicorn', 'service') if u.find_spec(m)])"],
+        capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert loaded.stdout.strip() == "[]"
+    good, bad = tmp_path / "record.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(short_game["record"]))
+    short_game["record"]["audit"]["draws"][0]["result"].reverse()
+    bad.write_text(json.dumps(short_game["record"]))
+    verify = env_dir / "bin" / "parley-verify"
+    ok = subprocess.run([str(verify), str(good)], capture_output=True, text=True, cwd=tmp_path)
+    assert ok.returncode == 0 and ok.stdout.rstrip().endswith("VERIFIED"), ok.stdout + ok.stderr
+    failed = subprocess.run([str(verify), str(bad)], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert failed.returncode == 1 and "FAIL  draw 0" in failed.stdout
+    # the engines' data files travel with them (maps, card lists, fleets)
+    shipped = subprocess.run([str(python), "-m", "pip", "show", "-f", "parley-protocol"],
+                             capture_output=True, text=True, check=True).stdout
+    ours = {p.relative_to(root).as_posix() for p in (root / "engines").rglob("*.json")}
+    assert ours and all(path in shipped for path in ours), ours - set(shipped.split())

@@ -28,9 +28,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from parley_protocol import signing
+from parley_protocol.cli import InputError, verify_files
+from parley_protocol.cli import add_arguments as add_verify_arguments
 
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
-from service.protocol import signing
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 #: how long `parley move` waits for its move to be applied or rejected, by default
@@ -540,29 +542,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Check a bundle or record offline; exit 0 only if every check passes."""
-    from service.protocol.verify import verify_bundle
-
-    bundle = _read_strict_json(args.bundle)
-    receipts = [_read_strict_json(path) for path in args.receipt]
-    report = verify_bundle(bundle, server_key=args.server_key, receipts=receipts,
-                           partial=args.partial)
+    """Check a bundle or record offline; exit 0 only if every check passes (the check of
+    `parley-verify`, from the protocol package)."""
+    try:
+        report = verify_files(args.bundle, args.receipt, args.server_key, args.partial)
+    except InputError as err:
+        raise ClientError(str(err)) from err
     _out(report.render())
     return 0 if report.ok else 1
-
-
-def _read_strict_json(path: str) -> Any:
-    """JSON without duplicate keys or NaN: two parsers must not read two different bundles."""
-    try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as err:
-        raise ClientError(f"cannot read {path}: {err.strerror}") from err
-    try:
-        return signing.parse_json_strict(raw)
-    except signing.DuplicateKey as err:
-        raise ClientError(f"{path}: the key {str(err)!r} appears twice in one object") from err
-    except (ValueError, RecursionError) as err:
-        raise ClientError(f"{path} is not valid JSON: {err}") from err
 
 
 # ---- argparse ------------------------------------------------------------------------------
@@ -632,11 +619,4 @@ def add_commands(sub: Any) -> None:
     p = add("export", cmd_export, "download a finished game's record (bundle + events)")
     p.add_argument("game")
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
-    p = add("verify", cmd_verify, "check an audit bundle or record offline")
-    p.add_argument("bundle", help="the bundle or record JSON file (- for stdin)")
-    p.add_argument("--server-key", help="require this server key (from GET /v1/server-key); "
-                   "write --server-key=KEY, as a key may begin with '-'")
-    p.add_argument("--receipt", action="append", default=[], metavar="FILE",
-                   help="a receipt saved by `parley move` to check against the log")
-    p.add_argument("--partial", action="store_true",
-                   help="accept a running game's bundle, checking what can be checked")
+    add_verify_arguments(add("verify", cmd_verify, "check an audit bundle or record offline"))

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 import rfc8785
+from parley_protocol import signing
 
 from engines.contract import IllegalMove
 from service.domain.chain import (
@@ -38,7 +39,6 @@ from service.domain.problems import (
     NotFound,
     Problem,
 )
-from service.protocol import signing
 from service.storage.resolve_queue import wake
 from service.storage.store import Command, Store
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from parley_protocol import signing
+
 from service.domain.game import Game
-from service.protocol import signing
 from service.storage.store import Store
 
 FORMAT = "parley-audit-v1"
@@ -85,3 +86,20 @@ def bundle_draw(draw: dict[str, Any], finished: bool) -> dict[str, Any]:
         draw["result"] = None
         draw["redacted"] = True
     return draw
+
+
+#: events read per round trip by `all_events`
+EVENTS_PAGE = 1000
+
+
+def all_events(store: Store, game: str) -> list[dict[str, Any]]:
+    """Every stored event of the game in order, in the shape of `GET /events`."""
+    out: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = store.events(game, after, EVENTS_PAGE)
+        out += [{"id": eid, "seq": rec["seq"], "step": rec["step"], "event": rec["event"]}
+                for eid, rec in page]
+        if len(page) < EVENTS_PAGE:
+            return out
+        after = page[-1][0]

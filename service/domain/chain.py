@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parley_protocol import signing
+
 from service.domain.problems import Conflict
-from service.protocol import signing
 from service.storage.store import Command, Store, iso
 
 

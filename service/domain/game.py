@@ -14,11 +14,12 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from parley_protocol import signing
+
 from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import notices
-from service.protocol import signing
 from service.storage.store import Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)

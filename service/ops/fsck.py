@@ -12,7 +12,7 @@ For each game (the `parley:games` index, or the ids given) it checks, and report
 - a replay of the move log, from the seeds and every entry up to `applied`, reproduces the
   stored state byte for byte, every draw and every event, and (for a finished game) the result.
 
-The log and replay checks are the offline verifier's (`service.protocol.verify`), run on an
+The log and replay checks are the offline verifier's (`parley_protocol.verify`), run on an
 unredacted bundle built from the store with `service.domain.audit_bundle.build_bundle`: there is
 one implementation of "what a correct game looks like". fsck writes nothing; a damaged game is
 for an operator to restore from a backup (docs/operations.md).
@@ -27,13 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from parley_protocol import signing
+from parley_protocol.verify import Replay, VerificationFailed, check_log, compare_events
 
-from service.domain.audit_bundle import build_bundle
+from service.domain.audit_bundle import all_events, build_bundle
 from service.domain.game import Game
-from service.protocol import signing
-from service.protocol.verify import Report, VerificationFailed, _compare_events, _Replay, _Verifier
 from service.storage.store import Store
-from service.web.api.records import all_events
 
 
 @dataclass
@@ -103,10 +102,7 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
         check.checked.append("not started")
         return
     bundle = _unredacted_bundle(store, game, key)
-    verifier = _Verifier(bundle, Report(), None, partial=False)
-    verifier._check_fields()
-    verifier._check_players()
-    verifier._check_entries(finished=True)
+    check_log(bundle)
     chain = bundle["entries"][-1]["entry_hash"] if bundle["entries"] else ""
     if (meta.get("last_hash") or "") != chain:
         check.problems.append(f"last_hash in the meta is {meta.get('last_hash')!r}, the "
@@ -159,7 +155,7 @@ def _check_state(store: Store, gid: str, game: Game, bundle: dict[str, Any],
         check.problems.append(f"`hashes` names seqs {seqs[:8]}...: not 0 then increasing "
                               f"up to applied ({game.applied})")
     # the replay: the verifier's, over the entries resolved so far
-    replay = _Replay(bundle, game.engine, want_events=True)
+    replay = Replay(bundle, game.engine, want_events=True)
     replay.start()
     for entry in bundle["entries"]:
         if entry["seq"] > game.applied:
@@ -173,7 +169,7 @@ def _check_state(store: Store, gid: str, game: Game, bundle: dict[str, Any],
         check.problems.append(f"a replay of the {game.applied} resolved entries gives a state "
                               f"hashing to {signing.sha256_hex(replay.dumped.encode())[:16]}..., "
                               f"the stored state hashes to {digest[:16]}...")
-    _compare_events(all_events(store, gid), replay.events)
+    compare_events(all_events(store, gid), replay.events)
     check.checked.append(f"replay of {game.applied} entries, {len(replay.events)} events")
 
 

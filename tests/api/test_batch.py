@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from parley_protocol import signing
 
-from service.protocol import signing
 from tests.api.helpers import post_move, view
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer

@@ -4,8 +4,8 @@ bundles verified offline, and the Rascals discard answered by several seats thro
 from __future__ import annotations
 
 import pytest
+from parley_protocol.verify import verify_bundle
 
-from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, view
 
 

@@ -4,9 +4,9 @@ with every option on, each finished game's audit bundle verified offline."""
 from __future__ import annotations
 
 import pytest
+from parley_protocol.verify import verify_bundle
 
 from engines.elfenland import options as O
-from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, view
 
 EVERY_OPTION = {**{v: True for v in O.VARIANT_IDS if v not in O.EXCLUSIVE_DEALS},

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from parley_protocol.verify import verify_bundle
 
-from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, post_move, view
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from parley_protocol import signing
 
-from service.protocol import signing
 from tests.api.helpers import new_game, post_move, view
 from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
 from tests.players import TestPlayer

@@ -6,8 +6,8 @@ import json
 import time
 
 import pytest
+from parley_protocol import signing
 
-from service.protocol import signing
 from tests.api.helpers import new_game, post_move, view
 from tests.players import TestPlayer
 

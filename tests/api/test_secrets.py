@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
+from parley_protocol import signing
 
 from service.domain.game import load_game, seed_of
 from service.ops.server_key import load_server_key
-from service.protocol import signing
 from service.web.auth import hash_token
 from tests.api.helpers import new_game, post_move, view
 from tests.players import TestPlayer

@@ -4,8 +4,8 @@ finished games' audit bundles verified offline, pirate placements secret during 
 from __future__ import annotations
 
 import pytest
+from parley_protocol.verify import verify_bundle
 
-from service.protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, post_move, view
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from parley_protocol.verify import verify_bundle
 from standardwebhooks import Webhook
 
-from service.protocol.verify import verify_bundle
 from tests.notify.conftest import notify_env, receiver, smtp  # noqa: F401  (fixtures)
 from tests.players import TestPlayer
 

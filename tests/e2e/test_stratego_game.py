@@ -6,9 +6,9 @@ import random
 import time
 
 import pytest
+from parley_protocol import signing
+from parley_protocol.verify import verify_bundle
 
-from service.protocol import signing
-from service.protocol.verify import verify_bundle
 from tests.players import TestPlayer
 
 pytestmark = pytest.mark.slow

@@ -16,9 +16,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from parley_protocol.signing import dump_state
+
 from engines.contract import COMMON_CODES, Engine, IllegalMove, Move
 from engines.rng import SeededRng
-from service.protocol.signing import dump_state
 
 #: more moves than this at one step is a decision that never closes
 MAX_MOVES_AT_ONE_STEP = 500

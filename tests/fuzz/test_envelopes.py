@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from parley_protocol import signing
 
-from service.protocol import signing
 from service.storage.keys import game_key
 from tests.api.helpers import new_game, post_move, view
 from tests.fuzz.conftest import EXAMPLES

@@ -29,16 +29,30 @@ def test_workers_load_neither_flask_nor_marshmallow() -> None:
     assert not {m for m in loaded if m.startswith("service.web")}
 
 
-def test_the_domain_and_notify_layers_import_no_web_code() -> None:
-    for package in ("domain", "notify", "storage", "protocol"):
+def _imports(path: Path) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+        elif isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+    return out
+
+
+def test_the_layers_below_the_web_import_no_web_code() -> None:
+    for package in ("domain", "notify", "storage", "ops"):
         for path in (ROOT / "service" / package).glob("*.py"):
-            tree = ast.parse(path.read_text())
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module:
-                    assert not node.module.startswith(("service.web", "flask")), (path, node.module)
-                elif isinstance(node, ast.Import):
-                    for alias in node.names:
-                        assert not alias.name.startswith(("service.web", "flask")), path
+            for module in _imports(path):
+                assert not module.startswith(("service.web", "flask")), (path, module)
+
+
+def test_the_protocol_package_needs_nothing_of_the_server() -> None:
+    allowed = ("parley_protocol", "engines", "cryptography", "rfc8785", "orjson", "__future__")
+    for path in [*(ROOT / "protocol" / "parley_protocol").glob("*.py"),
+                 *(ROOT / "engines").rglob("*.py")]:
+        for module in _imports(path):
+            top = module.split(".")[0]
+            assert top in allowed or top in sys.stdlib_module_names, (path, module)
 
 
 def test_every_key_of_a_game_hashes_to_one_slot() -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from parley_protocol.verify import verify_bundle
+
 from service.notify.dispatch import append_server_move
-from service.protocol.verify import verify_bundle
 from service.storage.resolve_queue import wake
 from tests.notify.conftest import register, start_game
 from workers import notify

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from parley_protocol import signing
 
-from service.protocol import signing
 from tests.players import TestPlayer
 
 #: statuses worth the same request again: the server (or Redis behind it) is restarting

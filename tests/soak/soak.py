@@ -10,7 +10,7 @@ Phases (each bounded in time):
    entry left queued) within `recovery` seconds; games still holding queued moves are *stuck*;
 4. finish: every running game is ended by resignations, so that its record is published;
 5. check every game: its record (`GET /record`) passes the offline verifier
-(service/protocol/verify.py:
+(protocol/parley_protocol/verify.py:
    signatures, receipt chain, dice and a replay of the move log that must reproduce every
    state hash and event), with every receipt a client was given; each acknowledged move is in
    the log with the digest of the envelope that was acknowledged, and resolved; no move is in
@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from service.protocol.verify import verify_bundle
+from parley_protocol.verify import verify_bundle
+
 from service.storage.keys import game_key
 from tests.soak.cluster import Cluster
 from tests.soak.play import Client, Http, SoakGame, Stats, Unreachable

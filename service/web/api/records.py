@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Response, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
+from parley_protocol.verify import RECORD_FORMAT
 
 from service.domain.accept import get_game_or_404
-from service.domain.audit_bundle import build_bundle
+from service.domain.audit_bundle import all_events, build_bundle
 from service.domain.problems import Conflict
-from service.protocol.verify import RECORD_FORMAT
-from service.storage.store import Store
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import AuditSchema, EventSchema
@@ -22,7 +19,6 @@ blp = Blueprint("records", __name__, url_prefix="/v1/games",
                 description="Records of finished games")
 
 #: events read from the store per round trip while assembling a record
-PAGE = 1000
 
 
 class RecordSchema(Schema):
@@ -57,16 +53,3 @@ class Record(MethodView):
         # returned as a Response so that no schema dump can drop a signed field: the bundle's
         # signature covers exactly what build_bundle produced
         return jsonify(body)
-
-
-def all_events(store: Store, game: str) -> list[dict[str, Any]]:
-    """Every stored event of the game in order, in the shape of `GET /events`."""
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = store.events(game, after, PAGE)
-        out += [{"id": eid, "seq": rec["seq"], "step": rec["step"], "event": rec["event"]}
-                for eid, rec in page]
-        if len(page) < PAGE:
-            return out
-        after = page[-1][0]

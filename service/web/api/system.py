@@ -6,11 +6,11 @@ import logging
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from parley_protocol import signing
 from rq import Worker
 
 from service.domain.accept import get_game_or_404
 from service.domain.audit_bundle import build_bundle
-from service.protocol import signing
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import AuditSchema, HealthSchema, ServerKeySchema

@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from engines.contract import Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service.protocol import signing
+from parley_protocol import signing
 
 AUDIT_FORMAT = "parley-audit-v1"
 RECORD_FORMAT = "parley-record-v1"
@@ -408,7 +408,7 @@ class _Verifier:
 
     def _replay(self) -> None:
         """Re-run the game: seat order and setup, then every entry, as the server did."""
-        replay = _Replay(self.audit, self.engine, self.events is not None)
+        replay = Replay(self.audit, self.engine, self.events is not None)
         replay.start()
         for entry in self.audit["entries"]:
             replay.entry(entry)
@@ -420,8 +420,18 @@ class _Verifier:
                 f"{replay.hashes_seen} state hashes equal")
         self.ok(f"result: {_short(self.audit['result'])}")
         if self.events is not None:
-            _compare_events(self.events, replay.events)
+            compare_events(self.events, replay.events)
             self.ok(f"events: {len(self.events)} events equal the replay's")
+
+
+def check_log(bundle: dict[str, Any]) -> None:
+    """The checks of a bundle's fields, players and log (signatures, nonces, the receipt
+    chain), without the replay: for a store's own consistency check (`parley fsck`), which
+    replays against the stored state itself. Raises VerificationFailed."""
+    verifier = _Verifier(bundle, Report(), None, partial=False)
+    verifier._check_fields()
+    verifier._check_players()
+    verifier._check_entries(finished=True)
 
 
 def _engine(ruleset: str) -> Engine:
@@ -440,7 +450,7 @@ def _verify_ed25519(public: bytes, message: bytes, signature: Any) -> bool:
     return True
 
 
-def _compare_events(recorded: list[Any], expected: list[dict[str, Any]]) -> None:
+def compare_events(recorded: list[Any], expected: list[dict[str, Any]]) -> None:
     for i, (got, want) in enumerate(zip(recorded, expected, strict=False)):
         want = {"id": i + 1, **want}
         if not _same(got, want):
@@ -449,7 +459,7 @@ def _compare_events(recorded: list[Any], expected: list[dict[str, Any]]) -> None
         _fail(f"events: the record has {len(recorded)} events, the replay {len(expected)}")
 
 
-class _Replay:
+class Replay:
     """The server's start and resolve loop (service/domain/game.py), rebuilt from the bundle."""
 
     def __init__(self, audit: dict[str, Any], engine: Engine, want_events: bool) -> None:
