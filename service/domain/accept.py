@@ -88,7 +88,7 @@ def check_envelope(data: Any) -> dict[str, Any]:
 
 class Rider(Protocol):
     """Another concern's commands that ride in a move's own round trips, so that they cost
-    none of their own: the rate limits' counters (service.web.limits.MoveCharges)."""
+    none of their own: the rate limits' counters (service.web.fastpath.quota.MoveCharges)."""
 
     def with_context(self) -> list[Command]:
         """Commands to run ahead of the context reads."""

@@ -356,7 +356,8 @@ def test_the_limits_internals_the_riding_charges_rely_on_are_still_there(config)
     `limits`' own increment script on `limits`' own key: if a new release of `limits` renames
     or changes either, this fails instead of the fast path silently losing its saving (or
     counting into keys flask-limiter no longer reads)."""
-    from service.web.limits import KEY_PREFIX, MoveQuota, _items
+    from service.web.fastpath.quota import MoveQuota, _items
+    from service.web.limits import KEY_PREFIX
 
     app = _app(config, hot=False, limits=True)
     quota = MoveQuota(app)

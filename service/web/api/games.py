@@ -21,6 +21,7 @@ from service.domain.game import (
     seat_view,
     start_game,
 )
+from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.notify import dispatch
 from service.storage.resolve_queue import wake
@@ -38,7 +39,7 @@ from service.web.api.game_schemas import (
     ViewSchema,
 )
 from service.web.auth import bearer_digest, current_player, known_token
-from service.web.limits import RATE_LIMITED, check_open_games, config, track_open_game
+from service.web.limits import RATE_LIMITED, config
 
 log = logging.getLogger(__name__)
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and seats")

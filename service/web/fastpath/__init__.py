@@ -16,7 +16,7 @@ nothing when it gives up: a refused envelope changes nothing, and a move already
 which is idempotent and wakes the game again. Requests with anything unusual (a query string,
 no `Content-Length`, a body over PARLEY_MAX_BODY) are not tried at all.
 
-With rate limits on, a move POST is charged as the app charges it (`service.web.limits.MoveQuota`:
+With rate limits on, a move POST is charged as the app charges it (`quota.MoveQuota`:
 flask-limiter's own counters): the address first, the signer's allowance tested before the
 move and charged once it is accepted; on the default deployment those commands ride in the
 move's own two round trips (`MoveCharges`). A request handed over after its address or its
@@ -41,7 +41,8 @@ from service.domain.accept import queued_body, submit_move
 from service.domain.game import seat_view
 from service.domain.problems import Problem
 from service.web.auth import bearer_token, hash_token
-from service.web.limits import ADDRESS_CHARGED, MoveQuota, QuotaBreached
+from service.web.fastpath.quota import MoveQuota, QuotaBreached
+from service.web.limits import ADDRESS_CHARGED
 
 log = logging.getLogger(__name__)
 
