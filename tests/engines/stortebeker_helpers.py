@@ -3,16 +3,13 @@ where a scenario's "Given" says, taken from wherever setup dealt them."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import pytest
-
-from engines.contract import IllegalMove
 from engines.rng import NoDraws, ScriptedRng
 from engines.stortebeker import ENGINE as E
 from engines.stortebeker.data import card_data
 from engines.stortebeker.play import start_play
+from tests.engines.refusals import assert_refused
 
 DATA = card_data("stortebeker-house-1")
 
@@ -124,14 +121,7 @@ def send(state: dict, seat: int, move: dict, dice: list[Any] = ()) -> list[dict]
 
 
 def rejects(state: dict, seat: int, move: Any, code: str) -> None:
-    before = json.dumps(state, sort_keys=True)
-    with pytest.raises(IllegalMove) as err:
-        E.check(state, seat, move)
-    assert err.value.code == code, err.value
-    with pytest.raises(IllegalMove) as err:
-        E.apply(state, seat, move, NoDraws())
-    assert err.value.code == code, err.value
-    assert json.dumps(state, sort_keys=True) == before
+    assert_refused(E, state, seat, move, code)
 
 
 def of_type(events: list[dict], kind: str) -> list[dict]:

@@ -14,6 +14,7 @@ from engines.cartagena import board as B
 from engines.cartagena.data import symbol_of
 from engines.contract import IllegalMove
 from engines.rng import NoDraws, ScriptedRng, SeededRng
+from tests.engines.refusals import assert_refused
 
 
 def _words(text: str) -> list[str]:
@@ -62,14 +63,7 @@ def send(state: dict, seat: int, move: dict, rng: Any = None) -> list[dict]:
 
 
 def rejects(state: dict, seat: int, move: Any, code: str) -> None:
-    before = json.dumps(state, sort_keys=True)
-    with pytest.raises(IllegalMove) as err:
-        E.check(state, seat, move)
-    assert err.value.code == code, err.value
-    with pytest.raises(IllegalMove) as err:
-        E.apply(state, seat, move, NoDraws())
-    assert err.value.code == code
-    assert json.dumps(state, sort_keys=True) == before
+    assert_refused(E, state, seat, move, code)
 
 
 def at(state: dict, seat: int) -> dict:

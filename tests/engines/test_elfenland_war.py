@@ -11,11 +11,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
-
-from engines.contract import IllegalMove
 from engines.elfenland.war import WAR, flow
 from engines.rng import SeededRng, _Logged
+from tests.engines.refusals import assert_refused
 
 A, B, C = 0, 1, 2
 
@@ -93,14 +91,7 @@ def dump(state: Mapping[str, Any]) -> str:
 
 def refuse(state: dict[str, Any], seat: int, move: Any, code: str) -> None:
     """`check` and `apply` both refuse `move` with `code`, and nothing changes."""
-    before = dump(state)
-    with pytest.raises(IllegalMove) as err:
-        WAR.check(state, seat, move)
-    assert err.value.code == code, err.value
-    with pytest.raises(IllegalMove) as err2:
-        WAR.apply(state, seat, move, ForcedRng())
-    assert err2.value.code == code
-    assert dump(state) == before
+    assert_refused(WAR, state, seat, move, code, ForcedRng())
 
 
 def play(state: dict[str, Any], seat: int, move: dict[str, Any],
