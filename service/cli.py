@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
+    sub.add_parser("stream", help="run the stream process (SSE feeds and long polls)")
     f = sub.add_parser("fsck", help="check every stored game for damage (read-only); "
                                     "exit status 1 if any is damaged")
     f.add_argument("games", nargs="*", help="check only these game ids")
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
 
         run_worker(burst=args.burst)
         return 0
+    if args.command == "stream":
+        from service.stream.server import main as stream_main
+
+        return stream_main()
     if args.command == "redis":
         from service.ops.runner import run_redis
 

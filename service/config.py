@@ -92,6 +92,12 @@ class Config:
         self.WEBHOOK_DISABLE_AFTER: float = float(
             os.environ.get("PARLEY_WEBHOOK_DISABLE_AFTER", str(3 * 86400)))
         self.MAX_WEBHOOKS: int = _env_int("PARLEY_MAX_WEBHOOKS", 10)
+        # ---- live updates (docs/live.md) ----
+        #: the stream process (SSE and long polls) listens here; the API redirects to it
+        self.STREAM_PORT: int = _env_int("PARLEY_STREAM_PORT", self.PORT + 1)
+        #: how clients reach the stream process (behind a proxy: its public URL)
+        self.STREAM_URL: str = _env_str(
+            "PARLEY_STREAM_URL", f"http://127.0.0.1:{self.STREAM_PORT}").rstrip("/")
         # ---- processes (docs/operations.md) ----
         #: the embedded Redis's port, when `parley run` starts it (no REDIS_URL set)
         self.REDIS_PORT: int = _env_int("PARLEY_REDIS_PORT", 6390)

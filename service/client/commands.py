@@ -620,3 +620,6 @@ def add_commands(sub: Any) -> None:
     p.add_argument("game")
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
     add_verify_arguments(add("verify", cmd_verify, "check an audit bundle or record offline"))
+    from service.client.watch import add_watch  # it builds on this module
+
+    add_watch(add)

@@ -8,6 +8,7 @@ and the start is repaired by the next job or the sweep.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import secrets
@@ -19,7 +20,7 @@ from parley_protocol import signing
 from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service.domain import notices
+from service.domain import live_feed, notices
 from service.storage.store import Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,26 @@ def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
     return body
 
 
+def events_page(store: Store, game: Game, pid: str | None, after: int, limit: int
+                ) -> dict[str, Any]:
+    """The events `pid` may see after event id `after`, up to `limit` read: a seat its own
+    redacted stream, a spectator the public one, everyone everything after the end; `next` is
+    the cursor to read on (a page may hold fewer events than read when some are hidden)."""
+    seat = game.seat_of(pid)
+    engine = game.engine
+    out = []
+    cursor = after
+    for eid, rec in store.events(game.id, after, limit):
+        cursor = eid
+        event = rec["event"]
+        if not game.finished and event.get("type") not in PLATFORM_EVENTS:
+            event = engine.view_event(event, seat)
+            if event is None:
+                continue
+        out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
+    return {"events": out, "next": str(cursor)}
+
+
 def load_game(store: Store, gid: str) -> Game | None:
     meta = store.meta(gid)
     return Game.from_meta(gid, meta) if meta else None
@@ -219,14 +240,15 @@ def start_game(store: Store, gid: str) -> bool:
     meta.update(notices.deadline_fields(game.platform, True, result is None, decision["step"]))
     told = notices.transition_notices(game.seats, None, decision["step"], decision["to_act"],
                                       result, meta.get("deadline"), started=True)
-    ok = store.commit(
-        gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0), {},
-        [(0, signing.sha256_hex(dumped.encode()))], told,
-    )
+    commit = Commit(gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0),
+                    {}, [(0, signing.sha256_hex(dumped.encode()))], told)
+    ok = store.commit_many([commit])[0]
     if ok:
         for player in players:
             store.index_player_game(player, gid)
         log.info("game %s started", gid)
+        started = dataclasses.replace(game, players=players, step=-1)  # every seat: a new turn
+        live_feed.publish(store, [Resolution(started, commit, 0, 0)])
     return ok
 
 
@@ -355,8 +377,10 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
 
 
 def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:
-    """Commit resolutions (one round trip for all), each guarded by its game's `applied`."""
+    """Commit resolutions (one round trip for all), each guarded by its game's `applied`,
+    then append what they show to the live feeds of the players listening."""
     written = store.commit_many([r.commit for r in resolutions])
+    live_feed.publish(store, [r for r, ok in zip(resolutions, written, strict=True) if ok])
     out = []
     for r, ok in zip(resolutions, written, strict=True):
         first = r.game.applied + 1

@@ -60,6 +60,9 @@ PLATFORM: dict[str, Code] = _platform(
     ("unauthorized", 401, "The operation needs a bearer token and none was sent."),
     ("bad_token", 401, "The bearer token is unknown, revoked or expired."),
     ("bad_signature", 401, "A move's signature does not verify with the key it names."),
+    ("bad_ticket", 401, "The stream process got no valid ticket: open a stream or a long poll "
+                        "through the API, which redirects with a fresh one (valid 60 s)."),
+    ("bad_last_event_id", 400, "A stream's `Last-Event-ID` is not an id the stream sent."),
     ("unknown_key", 401, "A move names a `key_id` that no player registered."),
     ("forbidden", 403, "The caller may not do this."),
     ("not_owner", 403, "A player may read or change only their own account."),

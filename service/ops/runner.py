@@ -57,8 +57,10 @@ def run() -> int:
     # children gracefully (SIGTERM) in order
     worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                               start_new_session=True)
-    print(f"parley: web on http://127.0.0.1:{config.PORT}/v1  (Ctrl-C stops everything)",
-          flush=True)
+    stream = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=env,
+                              start_new_session=True)
+    print(f"parley: web on http://127.0.0.1:{config.PORT}/v1, live streams on "
+          f"{config.STREAM_URL}  (Ctrl-C stops everything)", flush=True)
     stopping = False
 
     def stop(_signum: int, _frame: object) -> None:
@@ -69,16 +71,16 @@ def run() -> int:
     signal.signal(signal.SIGTERM, stop)
     rc = 0
     while not stopping:
-        for name, proc in (("web", web), ("worker", worker)):
+        for name, proc in (("web", web), ("worker", worker), ("stream", stream)):
             if proc.poll() is not None:
                 print(f"parley: {name} exited with {proc.returncode}; stopping", flush=True)
                 rc = 1
                 stopping = True
         time.sleep(0.2)
-    for proc in (web, worker):
+    for proc in (web, worker, stream):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-    for proc in (web, worker):
+    for proc in (web, worker, stream):
         try:
             proc.wait(30)
         except subprocess.TimeoutExpired:

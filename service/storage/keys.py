@@ -18,6 +18,10 @@ APPLIED_CHANNEL = "parley:applied"
 #: sorted set "<game>|<step>|<kind>" by due time (reminders and timeouts)
 DEADLINES_KEY = "parley:deadlines"
 
+#: sorted set: player id -> until when (Unix seconds) the player's live feed is written (a
+#: stream connection renews it; a player who left keeps it for the resume grace)
+LIVE_PLAYERS_KEY = "parley:live"
+
 #: the parts of a game, each `game_key(gid, part)`
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
               "secret", "scheduled", "lock", "outbox")
@@ -61,6 +65,11 @@ def token_key(token_hash: str) -> str:
 
 def mail_prefs_key(pid: str, gid: str | None = None) -> str:
     return f"player:{pid}:mail" if gid is None else f"player:{pid}:mail:{gid}"
+
+
+def live_key(pid: str) -> str:
+    """Stream of what the player may see of all their games, for the SSE feed (capped)."""
+    return f"player:{pid}:live"
 
 
 # ---- notifications -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A running system on loopback: real gunicorn and real `parley worker` processes."""
+"""A running system on loopback: real gunicorn, `parley worker` and `parley stream` processes."""
 
 from __future__ import annotations
 
@@ -40,6 +40,23 @@ class Server:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
+    def start_stream(self) -> subprocess.Popen:
+        """The stream process (SSE feeds, long polls) on PARLEY_STREAM_PORT."""
+        proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
+                                start_new_session=True)
+        self.procs.append(proc)
+        url = f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError("stream process exited")
+            try:
+                requests.get(url, timeout=2)
+                return proc
+            except requests.RequestException:
+                time.sleep(0.1)
+        raise RuntimeError("stream process did not answer")
+
     def start_worker(self) -> subprocess.Popen:
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.env,
                                 start_new_session=True)
@@ -65,7 +82,8 @@ def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
     redis.Redis.from_url(redis_url).flushall()
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(tmp_path),
-           "PARLEY_PORT": str(port), "PARLEY_SWEEP_SECONDS": "1"}
+           "PARLEY_PORT": str(port), "PARLEY_SWEEP_SECONDS": "1",
+           "PARLEY_STREAM_PORT": str(free_port())}
     env.pop("PARLEY_STORE_URL", None)
     srv = Server(f"http://127.0.0.1:{port}", env)
     web = subprocess.Popen(

@@ -173,6 +173,12 @@ class EventSchema(Schema):
     event = fields.Dict()
 
 
+class EventQuerySchema(CursorQuerySchema):
+    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=60), metadata={
+        "description": "long poll: when nothing is new, wait up to this many seconds for the "
+                       "next event (answered through a 307 to the stream process)"})
+
+
 class EventListSchema(Schema):
     events = fields.List(fields.Nested(EventSchema))
     next = fields.String(required=True, metadata={

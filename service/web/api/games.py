@@ -6,30 +6,33 @@ import bisect
 import logging
 import re
 import secrets
+from urllib.parse import urlencode
 
+from flask import redirect
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from engines.contract import IllegalMove
-from engines.registry import RULESETS, get_engine
+from engines.registry import RULESETS
 from service.domain.accept import get_game_or_404
 from service.domain.game import (
-    PLATFORM_EVENTS,
     Game,
     create_game,
+    events_page,
     load_game,
     seat_view,
     start_game,
 )
+from service.domain.live_feed import ticket
 from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.notify import dispatch
 from service.storage.resolve_queue import wake
 from service.web.api import deps
-from service.web.api.common_schemas import CursorQuerySchema
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import (
     EventListSchema,
+    EventQuerySchema,
     GameCreateSchema,
     GameListQuerySchema,
     GameListSchema,
@@ -221,8 +224,12 @@ class View(MethodView):
 @blp.route("/<game>/events")
 class Events(MethodView):
     @blp.doc(operationId="listEvents")
-    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventListSchema)
+    @blp.doc(responses={"307": {
+        "description": "with `wait`, nothing new yet: to the stream process, which answers "
+                       "this page as soon as the game moves (or empty when `wait` runs out)",
+        "headers": {"Location": {"schema": {"type": "string"}}}}})
     @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
     @blp.alt_response(422, **PROBLEM)
@@ -240,16 +247,12 @@ class Events(MethodView):
             raise InvalidRequest("An event cursor is a `next` of this endpoint.",
                                  code="invalid_cursor")
         after = int(raw_cursor)
-        seat = record.seat_of(pid)
-        engine = get_engine(record.ruleset)
-        out = []
-        cursor = after
-        for eid, rec in store.events(game, after, query["limit"]):
-            cursor = eid
-            event = rec["event"]
-            if not record.finished and event.get("type") not in PLATFORM_EVENTS:
-                event = engine.view_event(event, seat)
-                if event is None:
-                    continue
-            out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
-        return {"events": out, "next": str(cursor)}
+        page = events_page(store, record, pid, after, query["limit"])
+        if query["wait"] and not page["events"] and not record.finished:
+            # nothing new: the stream process waits for the next commit, not a web process
+            args = {"cursor": page["next"], "limit": query["limit"], "wait": query["wait"]}
+            if pid is not None:
+                args["ticket"] = ticket(deps.server_key(), pid)
+            return redirect(f"{config().STREAM_URL}/v1/games/{game}/events?"
+                            f"{urlencode(args)}", code=307)
+        return page

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 
+from flask import Response, redirect
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from service.domain.live_feed import ticket
 from service.domain.problems import Conflict, Forbidden, NotFound
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
@@ -102,6 +104,26 @@ class PlayerGames(MethodView):
         if player not in ("me", pid):
             raise Forbidden("A player may list only their own games.", code="not_owner")
         return games_page(pid, query)
+
+
+@blp.route("/<player>/stream")
+class PlayerStream(MethodView):
+    @blp.doc(operationId="openStream", responses={"307": {
+        "description": "to the stream process, with a ticket valid for 60 s: follow it to "
+                       "read `text/event-stream` (docs/live.md)",
+        "headers": {"Location": {"schema": {"type": "string"}}}}})
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def get(self, player: str) -> Response:
+        """Every game of the caller, live: Server-Sent Events of what each seat may see (its
+        events, turn changes, the end), resumable with `Last-Event-ID`. Answered by a redirect
+        to the stream process, so that no web process waits with the client."""
+        pid = current_player()
+        if player not in ("me", pid):
+            raise Forbidden("A player may follow only their own games.", code="not_owner")
+        url = f"{config().STREAM_URL}/v1/stream?ticket={ticket(deps.server_key(), pid)}"
+        return redirect(url, code=307)
 
 
 @blp.route("/<player>/keys")

@@ -1,0 +1,104 @@
+"""What each player sees live of their games: entries of the SSE feed (docs/live.md).
+
+After every commit (`game.write_resolutions`) the game's new events, as each listening seat may
+see them, and the change of turn or the end are appended to the players' feeds
+(`service.storage.live`). Only players with an open or recently closed stream are written, so
+the move path pays one read per resolve batch when nobody listens.
+
+A stream is opened with a short-lived ticket (`ticket`, `check_ticket`): the API authenticates
+the bearer token and redirects to the stream process with a ticket naming the player, so the
+token never appears in a URL and a browser's EventSource can follow the redirect.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from cryptography.hazmat.primitives import serialization
+
+from service.storage import live
+
+if TYPE_CHECKING:
+    from service.domain.game import Resolution
+    from service.storage.store import Store
+
+#: how long a stream ticket is valid after the API issued it
+TICKET_SECONDS = 60
+
+
+def publish(store: Store, resolutions: list[Resolution]) -> None:
+    """Append the committed resolutions to the feeds of their listening players."""
+    seated = {p for r in resolutions for p in r.game.players if p}
+    if not seated:
+        return
+    listeners = set(live.listening(store, sorted(seated)))
+    if not listeners:
+        return
+    out: dict[str, list[str]] = {}
+    for r in resolutions:
+        for seat, pid in enumerate(r.game.players):
+            if pid in listeners:
+                out.setdefault(pid, []).extend(_entries(r, seat))
+    live.append(store, out)
+
+
+def _entries(r: Resolution, seat: int) -> list[str]:
+    from service.domain.game import PLATFORM_EVENTS
+
+    gid, meta = r.game.id, r.commit.meta
+    finished = "result" in meta or r.game.finished
+    engine = r.game.engine
+    out = []
+    for record in r.commit.events:
+        seq, step, event = json.loads(record)
+        if not finished and event.get("type") not in PLATFORM_EVENTS:
+            event = engine.view_event(event, seat)
+            if event is None:
+                continue
+        out.append(_entry("event", gid, seat, seq=seq, step=step, event=event))
+    if "result" in meta:
+        out.append(_entry("finished", gid, seat, step=int(meta["step"]),
+                          result=json.loads(meta["result"])))
+    elif "step" in meta and int(meta["step"]) != r.game.step:
+        to_act = json.loads(meta["to_act"])
+        out.append(_entry("turn", gid, seat, step=int(meta["step"]), to_act=to_act,
+                          your_turn=seat in to_act,
+                          deadline=float(meta["deadline"]) if meta.get("deadline") else None))
+    return out
+
+
+def _entry(kind: str, gid: str, seat: int, **data: Any) -> str:
+    return json.dumps({"type": kind, "game": gid, "seat": seat, **data},
+                      separators=(",", ":"), sort_keys=True)
+
+
+# ---- tickets ----------------------------------------------------------------------------------
+
+
+def _secret(server_key: Any) -> bytes:
+    raw = server_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                   serialization.NoEncryption())
+    return hashlib.sha256(b"parley-stream-ticket-v1\n" + raw).digest()
+
+
+def ticket(server_key: Any, pid: str, now: float | None = None) -> str:
+    """`<player>.<expiry>.<mac>`: lets its bearer open the player's stream until expiry."""
+    expires = int((now or time.time()) + TICKET_SECONDS)
+    mac = hmac.new(_secret(server_key), f"{pid}|{expires}".encode(), hashlib.sha256)
+    return f"{pid}.{expires}.{mac.hexdigest()[:32]}"
+
+
+def check_ticket(server_key: Any, value: str, now: float | None = None) -> str | None:
+    """The player a valid, unexpired ticket names; None otherwise."""
+    parts = value.split(".")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    pid, expires, mac = parts
+    want = hmac.new(_secret(server_key), f"{pid}|{expires}".encode(), hashlib.sha256)
+    if not hmac.compare_digest(want.hexdigest()[:32].encode(), mac.encode("utf-8", "replace")):
+        return None
+    return pid if int(expires) >= (now or time.time()) else None

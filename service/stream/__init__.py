@@ -1,0 +1,1 @@
+"""The stream process (SSE and long polls), apart from the web processes."""

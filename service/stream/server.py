@@ -1,0 +1,287 @@
+"""The stream process: Server-Sent Events of a player's games, and long-polled game events.
+
+An asyncio server (aiohttp) of its own, so that clients waiting for news hold no web process:
+one process holds thousands of open streams. The API authenticates and redirects here with a
+short-lived ticket (`service.domain.live_feed.ticket`):
+
+- `GET /v1/stream?ticket=...` (the target of `GET /v1/players/me/stream`): the player's feed as
+  `text/event-stream`, resumable with `Last-Event-ID` (docs/live.md);
+- `GET /v1/games/<id>/events?ticket=...&cursor=&limit=&wait=` (the target of a long poll of
+  `GET /v1/games/<id>/events?wait=N` that found nothing new): the same page as the API's,
+  answered as soon as the game commits, or empty when `wait` runs out.
+
+One reader task blocks on the feeds of every connected player at once (XREAD), and one pub/sub
+subscription to `parley:applied` wakes the long polls of a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import defaultdict
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from service.config import Config
+from service.domain.game import events_page, load_game
+from service.domain.live_feed import check_ticket
+from service.domain.problems import problem_body
+from service.ops.server_key import load_server_key
+from service.storage import live
+from service.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+#: a player's feed keeps being written this long after their last stream closed: the window
+#: within which a client resumes with Last-Event-ID without missing anything
+RESUME_GRACE = 600
+#: how often open streams renew their registration, and send a comment to keep proxies open
+KEEPALIVE_SECONDS = 15
+#: the longest a long poll waits
+MAX_WAIT = 60
+#: how long the shared reader blocks before it takes in newly connected players
+READ_BLOCK_MS = 1000
+
+
+class Listener:
+    """One open stream: the entries the hub hands it, in order."""
+
+    def __init__(self, pid: str) -> None:
+        self.pid = pid
+        self.queue: asyncio.Queue[list[tuple[str, str]]] = asyncio.Queue()
+
+
+class Hub:
+    """Every open stream of this process, fed by one blocking reader of all their feeds."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.server_key = load_server_key(config.SERVER_KEY_PATH)
+        self.feeds = live.async_client(config.STORE_URL)
+        self.reader = live.async_client(config.STORE_URL)  # blocks: its own connection
+        self.store = Store.from_url(config.STORE_URL)  # the domain's reads, in a thread
+        self.listeners: dict[str, set[Listener]] = defaultdict(set)
+        self.cursors: dict[str, str] = {}  # player -> last feed id handed to its listeners
+        self.polls: dict[str, set[asyncio.Event]] = defaultdict(set)  # game -> waiting polls
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    async def start(self, _app: web.Application) -> None:
+        self.tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._renew()),
+                      asyncio.create_task(self._applied())]
+
+    async def stop(self, _app: web.Application) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.feeds.aclose()
+        await self.reader.aclose()
+
+    # ---- the feed ------------------------------------------------------------------------
+
+    async def join(self, listener: Listener, last_event_id: str | None
+                   ) -> tuple[list[tuple[str, str]], bool]:
+        """Register a stream -> (the entries it missed since `last_event_id`, whether some
+        may be gone). From then on the hub hands it every new entry."""
+        pid = listener.pid
+        await live.listen(self.feeds, [pid], time.time() + RESUME_GRACE)
+        known = self.cursors.get(pid)
+        self.listeners[pid].add(listener)
+        if last_event_id is None:
+            missed, gone = [], False
+            start = known or await asyncio.to_thread(live.last_id, self.store, pid)
+        else:
+            missed, gone = await live.read_after(self.feeds, pid, last_event_id)
+            if known is not None:
+                missed = [(eid, d) for eid, d in missed if not _after(eid, known)]
+            start = missed[-1][0] if missed else last_event_id
+        if known is None and pid not in self.cursors:
+            self.cursors[pid] = start
+        return missed, gone
+
+    def leave(self, listener: Listener) -> None:
+        group = self.listeners.get(listener.pid)
+        if group is not None:
+            group.discard(listener)
+            if not group:
+                del self.listeners[listener.pid]
+                self.cursors.pop(listener.pid, None)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                got = await live.wait_any(self.reader, dict(self.cursors), READ_BLOCK_MS)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis gone for a moment: try again
+                log.exception("reading the feeds failed")
+                await asyncio.sleep(1)
+                continue
+            if not self.cursors:
+                await asyncio.sleep(READ_BLOCK_MS / 1000)
+            for pid, entries in got.items():
+                if pid not in self.cursors:
+                    continue  # everyone left meanwhile
+                self.cursors[pid] = entries[-1][0]
+                for listener in self.listeners.get(pid, ()):
+                    listener.queue.put_nowait(entries)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(KEEPALIVE_SECONDS)
+            try:
+                await live.listen(self.feeds, list(self.listeners), time.time() + RESUME_GRACE)
+            except Exception:
+                log.exception("renewing the listeners failed")
+
+    # ---- long polls ----------------------------------------------------------------------
+
+    async def _applied(self) -> None:
+        while True:
+            try:
+                async for gid in live.applied_games(self.feeds):
+                    for waiter in self.polls.get(gid, ()):
+                        waiter.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the applied channel failed; subscribing again")
+                await asyncio.sleep(1)
+
+    async def events(self, gid: str, pid: str | None, after: int, limit: int,
+                     wait: float) -> dict[str, Any] | None:
+        """The API's events page for `pid`, waiting up to `wait` seconds for one that is not
+        empty; None for no such game."""
+        woken = asyncio.Event()
+        self.polls[gid].add(woken)
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                woken.clear()
+                game = await asyncio.to_thread(load_game, self.store, gid)
+                if game is None:
+                    return None
+                page = await asyncio.to_thread(events_page, self.store, game, pid, after,
+                                               limit)
+                left = deadline - time.monotonic()
+                if page["events"] or left <= 0 or game.finished:
+                    return page
+                after = int(page["next"])  # events hidden from this seat: read on from there
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), timeout=left)
+        finally:
+            self.polls[gid].discard(woken)
+            if not self.polls[gid]:
+                del self.polls[gid]
+
+
+def _after(a: str, b: str) -> bool:
+    return tuple(int(x) for x in a.split("-")) > tuple(int(x) for x in b.split("-"))
+
+
+def _frame(eid: str, data: str) -> bytes:
+    kind = orjson.loads(data).get("type", "message")
+    return f"id: {eid}\nevent: {kind}\ndata: {data}\n\n".encode()
+
+
+def _problem(status: int, code: str, detail: str) -> web.Response:
+    titles = {401: "A valid stream ticket is required", 400: "Bad request",
+              404: "No such resource"}
+    body = problem_body(status, code, titles.get(status, "Error"), detail)
+    return web.Response(status=status, body=json.dumps(body),
+                        content_type="application/problem+json")
+
+
+def _player(request: web.Request) -> str | None:
+    hub: Hub = request.app["hub"]
+    return check_ticket(hub.server_key, request.query.get("ticket", ""))
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    """The player's feed as Server-Sent Events."""
+    hub: Hub = request.app["hub"]
+    pid = _player(request)
+    if pid is None:
+        return _problem(401, "bad_ticket", "The stream ticket is missing, wrong or expired: "
+                        "open the stream through GET /v1/players/me/stream.")
+    last = request.headers.get("Last-Event-ID") or request.query.get("last_event_id")
+    if last is not None and not live.STREAM_ID.fullmatch(last):
+        return _problem(400, "bad_last_event_id", "Last-Event-ID is an id this stream sent.")
+    listener = Listener(pid)
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                       "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    await resp.prepare(request)
+    try:
+        missed, gone = await hub.join(listener, last)
+        await resp.write(b"retry: 3000\n\n")
+        if gone:
+            await resp.write(b'event: resync\ndata: {"reason": "entries were trimmed or '
+                             b'expired: read your games afresh"}\n\n')
+        for eid, data in missed:
+            await resp.write(_frame(eid, data))
+        await resp.write(f"event: ready\ndata: {json.dumps({'player': pid})}\n\n".encode())
+        while True:
+            try:
+                entries = await asyncio.wait_for(listener.queue.get(),
+                                                 timeout=KEEPALIVE_SECONDS)
+            except TimeoutError:
+                await resp.write(b": keep-alive\n\n")
+                continue
+            await resp.write(b"".join(_frame(eid, data) for eid, data in entries))
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        hub.leave(listener)
+    return resp
+
+
+async def game_events(request: web.Request) -> web.Response:
+    """A long poll of one game's events (the API redirects here when it has nothing new)."""
+    hub: Hub = request.app["hub"]
+    ticket = request.query.get("ticket", "")
+    pid = check_ticket(hub.server_key, ticket) if ticket else None
+    if ticket and pid is None:
+        return _problem(401, "bad_ticket", "The ticket is wrong or expired: poll the API's "
+                        "GET /v1/games/{id}/events again.")
+    try:
+        after = int(request.query.get("cursor", "0"))
+        limit = min(max(int(request.query.get("limit", "100")), 1), 1000)
+        wait = min(max(float(request.query.get("wait", "0")), 0.0), MAX_WAIT)
+    except ValueError:
+        return _problem(400, "bad_request", "cursor, limit and wait are numbers.")
+    page = await hub.events(request.match_info["game"], pid or None, after, limit, wait)
+    if page is None:
+        return _problem(404, "game_not_found", "No such game.")
+    return web.Response(body=orjson.dumps(page, option=orjson.OPT_SORT_KEYS |
+                                          orjson.OPT_APPEND_NEWLINE),
+                        content_type="application/json")
+
+
+async def health(request: web.Request) -> web.Response:
+    hub: Hub = request.app["hub"]
+    return web.json_response({"status": "ok", "streams": sum(map(len, hub.listeners.values())),
+                              "polls": sum(map(len, hub.polls.values()))})
+
+
+def make_app(config: Config) -> web.Application:
+    app = web.Application()
+    hub = Hub(config)
+    app["hub"] = hub
+    app.on_startup.append(hub.start)
+    app.on_cleanup.append(hub.stop)
+    app.router.add_get("/v1/stream", stream)
+    app.router.add_get("/v1/games/{game}/events", game_events)
+    app.router.add_get("/health", health)
+    return app
+
+
+def main() -> int:
+    """`parley stream`: serve until SIGTERM or Ctrl-C."""
+    config = Config()
+    web.run_app(make_app(config), host="127.0.0.1", port=config.STREAM_PORT,
+                print=lambda msg: log.info("%s", msg), access_log=None)
+    return 0
