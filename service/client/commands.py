@@ -29,8 +29,8 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
-from parley_protocol.cli import InputError, verify_files
-from parley_protocol.cli import add_arguments as add_verify_arguments
+from parley_protocol.verify_command import InputError, verify_files
+from parley_protocol.verify_command import add_arguments as add_verify_arguments
 
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
 

@@ -75,3 +75,13 @@ def test_redis_is_called_only_from_the_storage_layer() -> None:
                     and node.value.attr == "r"):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} .r.{node.attr}")
     assert offenders == [], "\n".join(offenders)
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A name says what a module holds: one `games`, one `moves`, wherever it lives."""
+    names: dict[str, list[str]] = {}
+    for folder in (ROOT / "service", ROOT / "workers", ROOT / "protocol" / "parley_protocol"):
+        for path in folder.rglob("*.py"):
+            if path.name != "__init__.py":
+                names.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}

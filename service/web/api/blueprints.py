@@ -5,7 +5,7 @@ from service.web.api.games import blp as games
 from service.web.api.mail_settings import blp as mail
 from service.web.api.moves import blp as moves
 from service.web.api.players import blp as players
-from service.web.api.problems import blp as problems
+from service.web.api.problem_docs import blp as problems
 from service.web.api.records import blp as records
 from service.web.api.rulesets import blp as rulesets
 from service.web.api.system import blp as system
