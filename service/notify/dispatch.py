@@ -225,7 +225,7 @@ def _deliver_webhook(store: Store, queue: Queue, config: Config, did: str,
     if hook.get("enabled") != "1":
         return _finish(store, did, "skipped", "the webhook is disabled")
     try:
-        webhooks.check_url(hook["url"], config.WEBHOOK_ALLOW_PRIVATE)
+        addresses = webhooks.check_url(hook["url"], config.WEBHOOK_ALLOW_PRIVATE)
     except webhooks.UnsafeUrl as err:
         _log_attempt(store, did, attempt, {"status": None, "latency_ms": 0, "error": str(err)})
         return _finish(store, did, "failed", str(err))
@@ -233,7 +233,8 @@ def _deliver_webhook(store: Store, queue: Queue, config: Config, did: str,
     if body is None:  # frozen at the first attempt: retries and redeliveries send the same bytes
         body = webhooks.body_of(notice["type"], _payload(store, config, game, notice))
         records.update_delivery(store, did, {"body": body})
-    outcome = webhooks.post(hook["url"], hook["secret"], did, body, config.WEBHOOK_TIMEOUT)
+    outcome = webhooks.post(hook["url"], addresses, hook["secret"], did, body,
+                            config.WEBHOOK_TIMEOUT)
     _log_attempt(store, did, attempt, outcome)
     status = outcome["status"]
     if status is not None and 200 <= status < 300:

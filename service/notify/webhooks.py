@@ -5,22 +5,25 @@ headers `webhook-id` (the delivery id: the same on every retry and redelivery, s
 drop duplicates), `webhook-timestamp` and `webhook-signature` (`v1,<HMAC-SHA256>`); the body is
 `{"type", "timestamp", "data"}`.
 
-URLs must be http(s) and must not resolve to loopback, private, link-local, multicast, reserved
-or unspecified addresses (checked at registration and again before every attempt, so a DNS
-change cannot turn a webhook against the server's own network), unless
-`PARLEY_WEBHOOK_ALLOW_PRIVATE=1`. Redirects are not followed.
+URLs must be http(s) and resolve only to globally routable addresses: not loopback, private,
+shared (carrier-grade NAT), link-local, multicast, reserved or documentation addresses, nor an
+IPv6 address wrapping one (mapped, 6to4, Teredo, NAT64), unless
+`PARLEY_WEBHOOK_ALLOW_PRIVATE=1`. The check runs at registration and again before every
+attempt, and the attempt connects to an address that check vetted (the host name kept for TLS
+and the Host header), so a DNS answer that changes in between (rebinding) is never used.
+Redirects are not followed.
 """
 
 from __future__ import annotations
 
 import base64
+import http.client
 import ipaddress
 import json
 import secrets
 import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,7 +42,38 @@ class UnsafeUrl(ValueError):
     """The URL may not be used for a webhook (the message says why)."""
 
 
-def check_url(url: str, allow_private: bool) -> None:
+#: NAT64 prefixes (RFC 6052, RFC 8215): the IPv4 address rides in the low 32 bits
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+def _hidden_ipv4(addr: ipaddress.IPv4Address | ipaddress.IPv6Address
+                 ) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address wraps: mapped, 6to4, Teredo (server and client),
+    NAT64. A gateway that unwraps them would reach that IPv4 address."""
+    if addr.version == 4:
+        return []
+    assert isinstance(addr, ipaddress.IPv6Address)
+    out = [a for a in (addr.ipv4_mapped, addr.sixtofour) if a is not None]
+    if addr.teredo:
+        out += list(addr.teredo)
+    if any(addr in net for net in _NAT64):
+        out.append(ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF))
+    return out
+
+
+def routable(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Globally routable unicast, and so is every IPv4 address it wraps: not loopback,
+    private, shared (carrier-grade NAT, 100.64.0.0/10), link-local, reserved, documentation
+    or multicast."""
+    return (addr.is_global and not addr.is_multicast
+            and all(inner.is_global for inner in _hidden_ipv4(addr)))
+
+
+def check_url(url: str, allow_private: bool) -> list[str]:
+    """The addresses `url`'s host resolves to, each checked; raise UnsafeUrl otherwise.
+
+    The delivery connects to one of exactly these addresses (`post`), so a DNS answer that
+    changes after the check (rebinding) is never used."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UnsafeUrl("A webhook URL is an absolute http:// or https:// URL.")
@@ -50,14 +84,14 @@ def check_url(url: str, allow_private: bool) -> None:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, ValueError) as err:
         raise UnsafeUrl(f"The host {parts.hostname!r} does not resolve.") from err
-    if allow_private:
-        return
-    for info in infos:
-        addr = ipaddress.ip_address(info[4][0].split("%")[0])
-        if (addr.is_private or addr.is_loopback or addr.is_link_local or addr.is_multicast
-                or addr.is_reserved or addr.is_unspecified):
-            raise UnsafeUrl(f"The host {parts.hostname!r} resolves to {addr}, a loopback, "
-                            "private, link-local or multicast address.")
+    addresses = list(dict.fromkeys(info[4][0].split("%")[0] for info in infos))
+    if not allow_private:
+        for text in addresses:
+            addr = ipaddress.ip_address(text)
+            if not routable(addr):
+                raise UnsafeUrl(f"The host {parts.hostname!r} resolves to {addr}, which is not "
+                                "a globally routable address.")
+    return addresses
 
 
 # ---- subscriptions ----------------------------------------------------------------------------
@@ -114,12 +148,27 @@ def public(record: dict[str, str], with_secret: bool = False) -> dict[str, Any]:
 
 # ---- one attempt ------------------------------------------------------------------------------
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+class _PinnedHTTP(http.client.HTTPConnection):
+    """HTTP to a fixed address, the URL's host kept for the Host header."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
 
 
-_opener = urllib.request.build_opener(_NoRedirect)
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to a fixed address: the URL's host kept for SNI, the certificate and Host."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
 
 
 def body_of(kind: str, data: dict[str, Any]) -> str:
@@ -127,29 +176,37 @@ def body_of(kind: str, data: dict[str, Any]) -> str:
                       separators=(",", ":"), sort_keys=True)
 
 
-def post(url: str, secret: str, msg_id: str, body: str, timeout: float) -> dict[str, Any]:
-    """One signed POST; returns {"status", "latency_ms", "error"} (status None: no answer)."""
+def post(url: str, addresses: list[str], secret: str, msg_id: str, body: str,
+         timeout: float) -> dict[str, Any]:
+    """One signed POST to `url`, connecting to the first of `addresses` (from `check_url`);
+    returns {"status", "latency_ms", "error"} (status None: no answer). Redirects are not
+    followed."""
     now = datetime.now(tz=UTC)
     headers = {
         "content-type": "application/json", "user-agent": USER_AGENT,
         "webhook-id": msg_id, "webhook-timestamp": str(int(now.timestamp())),
         "webhook-signature": Webhook(secret).sign(msg_id, now, body),
     }
-    request = urllib.request.Request(url, data=body.encode("utf-8"), headers=headers,
-                                     method="POST")
+    parts = urlsplit(url)
+    https = parts.scheme == "https"
+    port = parts.port or (443 if https else 80)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    connection = (_PinnedHTTPS if https else _PinnedHTTP)(parts.hostname or "", port,
+                                                          addresses[0], timeout)
     started = time.monotonic()
     status: int | None = None
     error: str | None = None
     try:
-        with _opener.open(request, timeout=timeout) as response:
-            status = response.status
-            response.read(65536)
-    except urllib.error.HTTPError as err:
-        status = err.code
-        error = f"HTTP {err.code}"
-    except (urllib.error.URLError, OSError, TimeoutError) as err:
-        reason = getattr(err, "reason", err)
-        error = f"{type(reason).__name__}: {reason}"
+        connection.request("POST", target, body=body.encode("utf-8"), headers=headers)
+        response = connection.getresponse()
+        status = response.status
+        response.read(65536)
+        if not 200 <= status < 300:
+            error = f"HTTP {status}"
+    except (OSError, http.client.HTTPException) as err:
+        error = f"{type(err).__name__}: {err}"
+    finally:
+        connection.close()
     latency = round((time.monotonic() - started) * 1000, 1)
     return {"status": status, "latency_ms": latency, "error": error}
 

@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
-from service.domain.problems import Problem
+from service.domain.problems import InvalidJson, Problem
 from service.ops.server_key import load_server_key
 from service.storage.resolve_queue import InlineWake, make_queue
 from service.storage.store import Store, same_server
@@ -149,6 +149,10 @@ def create_app(config: Config | None = None) -> Flask:
     def unexpected(err: Exception) -> Any:
         if isinstance(err, HTTPException):
             return api.handle_http_exception(err)
+        if isinstance(err, RecursionError) and request.content_length:
+            # the body parser's recursion limit: a body nested too deeply is bad JSON (the
+            # move routes parse with their own strict parser and say the same)
+            return render_problem(InvalidJson("The body is not valid JSON (nested too deeply)."))
         if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
             log.error("Redis unavailable: %s", type(err).__name__)
             return problem_response(503, "redis_unavailable", "Service unavailable",

@@ -159,6 +159,13 @@ def test_registration_checks_owner_url_types_and_cap(nclient, monkeypatch) -> No
     "http://127.0.0.1/hook", "http://localhost:8080/", "http://10.1.2.3/", "http://192.168.0.9/",
     "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://224.0.0.1/",
     "http://0.0.0.0/", "http://[fe80::1]/",
+    # carrier-grade NAT (where some clouds keep their metadata service), benchmarking,
+    # IETF protocol assignments, documentation
+    "http://100.64.0.1/", "http://198.18.0.1/", "http://192.0.0.1/", "http://192.0.2.1/",
+    # IPv6 forms that wrap a private IPv4 address: 6to4, mapped, NAT64 (both prefixes), Teredo
+    "http://[2002:7f00:1::]/", "http://[2002:a00:1::]/", "http://[::ffff:10.0.0.1]/",
+    "http://[64:ff9b::7f00:1]/", "http://[64:ff9b:1::a00:1]/",
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
 ])
 def test_private_addresses_are_refused_unless_allowed(client, url) -> None:
     ann = register(client, "ann")
@@ -191,3 +198,22 @@ def test_a_move_refused_at_resolution_is_reported_to_its_signer(nclient, work,
                                           receiver.requests[0]["headers"])
     assert body["data"]["code"] == "stale_step" and body["data"]["seat"] == 0
     assert body["data"]["seq"] == resp.get_json()["id"]
+
+
+@pytest.mark.parametrize("url", ["http://8.8.8.8/hook", "https://[2606:4700::1111]/x",
+                                 "http://[2002:808:808::]/"])
+def test_globally_routable_addresses_pass_the_check(url) -> None:
+    assert webhooks.check_url(url, allow_private=False)
+
+
+def test_a_delivery_connects_to_the_address_that_was_checked(receiver) -> None:
+    """DNS rebinding: the POST goes to the vetted address, never to a second resolution of
+    the host name (here a name that resolves nowhere), which keeps the Host header."""
+    port = receiver.url.rsplit(":", 1)[1].split("/")[0]
+    url = f"http://rebound.invalid:{port}/hook"
+    outcome = webhooks.post(url, ["127.0.0.1"], webhooks.new_secret(), "msg_1", '{"a":1}', 5)
+    assert outcome["status"] == 200 and outcome["error"] is None
+    assert receiver.requests[-1]["headers"]["host"] == f"rebound.invalid:{port}"
+    assert receiver.requests[-1]["path"] == "/hook"
+    with pytest.raises(webhooks.UnsafeUrl):  # resolving it again would not even work
+        webhooks.check_url(url, allow_private=True)
