@@ -46,7 +46,7 @@ class Player:
     def envelope(self, game: str, seat: int, step: int, move: dict[str, Any]) -> bytes:
         payload = {"game": game, "seat": seat, "step": step, "move": move,
                    "nonce": signing.b64url_encode(secrets.token_bytes(16)),
-                   "issued_at": "2026-11-22T12:00:00Z"}
+                   "issued_at": signing.issued_now()}
         env = {"payload": payload, "key_id": self.key_id,
                "signature": signing.sign_payload(self.key, payload)}
         return json.dumps(env).encode()

@@ -37,9 +37,9 @@ class TestPlayer:
         return self
 
     def envelope(self, game: str, seat: int, step: int, move: dict[str, Any],
-                 nonce: str | None = None) -> dict[str, Any]:
+                 nonce: str | None = None, issued_at: str | None = None) -> dict[str, Any]:
         payload = {"game": game, "seat": seat, "step": step, "move": move,
                    "nonce": nonce or signing.b64url_encode(secrets.token_bytes(16)),
-                   "issued_at": "2026-11-22T12:00:00Z"}
+                   "issued_at": issued_at or signing.issued_now()}
         return {"payload": payload, "key_id": self.key_id,
                 "signature": signing.sign_payload(self.key, payload)}

@@ -9,6 +9,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
+import time
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -21,6 +24,26 @@ RECEIPT_PREFIX = b"parley-receipt-v1\n"
 BUNDLE_PREFIX = b"parley-audit-v1\n"
 #: the `key_id` of envelopes the server signs itself: a late seat's timeout action
 SERVER_KEY_ID = "server"
+
+
+#: `issued_at` as RFC 3339 writes a moment: date, time, optional fraction, a zone
+RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
+                     r"([Zz]|[+-][0-9]{2}:[0-9]{2})")
+
+
+def issued_now() -> str:
+    """The current moment as a payload's `issued_at` (UTC, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def parse_issued_at(text: Any) -> float | None:
+    """An RFC 3339 `issued_at` as Unix seconds; None if it is not one."""
+    if not isinstance(text, str) or not RFC3339.fullmatch(text):
+        return None
+    try:
+        return datetime.fromisoformat(text.upper().replace("Z", "+00:00")).timestamp()
+    except ValueError:  # 2026-02-30 and the like
+        return None
 
 
 def b64url_encode(data: bytes) -> str:

@@ -454,7 +454,7 @@ def sign_envelope(key: Ed25519PrivateKey, key_id: str, game: str, seat: int, ste
     """The signed envelope of DESIGN.md "Signed moves": a fresh 16-byte nonce, UTC time."""
     payload = {"game": game, "seat": seat, "step": step, "move": move,
                "nonce": signing.b64url_encode(secrets.token_bytes(16)),
-               "issued_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+               "issued_at": signing.issued_now()}
     return {"payload": payload, "key_id": key_id,
             "signature": signing.sign_payload(key, payload)}
 

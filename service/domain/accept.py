@@ -193,6 +193,7 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         existing = store.entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
             return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
+    _check_issued_at(payload["issued_at"])
     if game.status in ("open", "full"):
         raise Conflict("The game has not started.", code="game_not_started")
     seat = payload["seat"]
@@ -216,6 +217,26 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         _dry_run(engine, state, seat, payload["move"], status=422)
     return Append(gid, decision["step"], payload["nonce"], canonical_env,
                    meta.get("last_hash", ""))
+
+
+#: how long before its arrival a move may have been signed: correspondence players sign
+#: offline and post later (a week covers a long weekend without a connection)
+ISSUED_MAX_AGE = 7 * 86400
+#: how far in the future `issued_at` may lie: clocks disagree a little
+ISSUED_MAX_AHEAD = 300
+
+
+def _check_issued_at(issued_at: Any) -> None:
+    """`issued_at` is an RFC 3339 moment within the window (docs/operations.md "Security")."""
+    when = signing.parse_issued_at(issued_at)
+    if when is None:
+        raise InvalidRequest("issued_at is an RFC 3339 date and time with a zone, e.g. "
+                             "2026-11-26T18:30:00Z.", code="bad_issued_at")
+    now = time.time()
+    if not now - ISSUED_MAX_AGE <= when <= now + ISSUED_MAX_AHEAD:
+        raise InvalidRequest(f"issued_at must lie within the last {ISSUED_MAX_AGE // 86400} days "
+                             f"and at most {ISSUED_MAX_AHEAD // 60} minutes ahead of the "
+                             "server's clock; sign the move again.", code="stale_signature")
 
 
 def _dry_run(engine: Any, state: dict, seat: int, move: Any, status: int) -> None:

@@ -45,6 +45,9 @@ PLATFORM: dict[str, Code] = _platform(
     ("invalid_cursor", 422, "An event list's cursor is not a `next` it gave out."),
     ("bad_cursor", 422, "A delivery list's cursor is not one it gave out."),
     ("wrong_game", 422, "The envelope's `game` is not the game of the URL."),
+    ("bad_issued_at", 422, "A move's `issued_at` is not an RFC 3339 date and time with a zone."),
+    ("stale_signature", 422, "A move's `issued_at` is more than 7 days old or more than 5 "
+                             "minutes ahead of the server's clock: sign it again."),
     ("no_such_seat", 422, "The seat number is outside the game's seats."),
     ("unknown_ruleset", 422, "A new game names a ruleset the server does not offer."),
     ("unsafe_url", 422, "A webhook URL is not an absolute http(s) URL, or its host is not "

@@ -30,6 +30,10 @@ def game(client, run_jobs):
     return gid, players
 
 
+def _rfc3339(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
 def _meta(app, gid: str) -> dict:
     return app.extensions["parley_store"].meta(gid)
 
@@ -82,6 +86,15 @@ def test_every_check_has_its_code_and_changes_nothing(app, client, game) -> None
                                                            "to": "a6"})),
              422, "blocked_path")
     _problem(client.post("/v1/games/g_other/moves", json=good), 422, "wrong_game")
+    for issued_at in ("not a date", "2026-11-22", "2026-11-22T12:00:00", "2026-02-30T12:00:00Z",
+                      "2026-11-22 12:00:00Z junk"):
+        _problem(client.post(url, json=red.envelope(gid, 0, 1, move, issued_at=issued_at)),
+                 422, "bad_issued_at")
+    now = time.time()
+    for issued_at in ("2999-01-01T00:00:00Z", "1970-01-01T00:00:00Z", _rfc3339(now - 8 * 86400),
+                      _rfc3339(now + 600)):
+        _problem(client.post(url, json=red.envelope(gid, 0, 1, move, issued_at=issued_at)),
+                 422, "stale_signature")
     assert _meta(app, gid) == before  # nothing changed by any refusal
 
     resp = client.post(url, json=good)
@@ -213,3 +226,13 @@ def test_a_resolve_refuses_a_stream_that_lost_its_pending_entries(app, client, g
     store.r.xdel(game_key(gid, "moves"), f"{before['head']}-0")
     assert resolve_pending(store, gid) == 0
     assert _meta(app, gid)["applied"] == before["applied"]
+
+
+def test_a_move_signed_offline_days_ago_is_accepted(client, game) -> None:
+    """Correspondence players sign offline: six days old, or a minute ahead, still counts."""
+    gid, players = game
+    for age in (6 * 86400, -60):
+        env = players[0].envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "a5"},
+                                  issued_at=_rfc3339(time.time() - age))
+        resp = client.post(f"/v1/games/{gid}/moves", json=env)
+        assert resp.status_code == 202, resp.get_json()
