@@ -28,9 +28,20 @@ class TestPlayer:
     def auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
 
+    def registration(self, **extra: Any) -> dict[str, Any]:
+        """The body of `POST /v1/players`, with the key's proof of possession."""
+        claim = signing.key_claim(self.public_key, name=self.name)
+        return {"name": self.name, "public_key": self.public_key,
+                "proof": signing.sign_key_claim(self.key, claim), **extra}
+
+    def key_for(self, player: str) -> dict[str, str]:
+        """The body of `POST /v1/players/{player}/keys` adding this key to `player`."""
+        claim = signing.key_claim(self.public_key, player=player)
+        return {"public_key": self.public_key, "proof": signing.sign_key_claim(self.key, claim)}
+
     def register(self, http: Any) -> TestPlayer:
         """Register through `http` (a Flask test client or a requests-like session)."""
-        resp = http.post("/v1/players", json={"name": self.name, "public_key": self.public_key})
+        resp = http.post("/v1/players", json=self.registration())
         assert resp.status_code == 201, resp
         body = resp.get_json() if hasattr(resp, "get_json") else resp.json()
         self.id, self.key_id, self.token = body["id"], body["key_id"], body["token"]

@@ -22,6 +22,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 MOVE_PREFIX = b"parley-move-v1\n"
 RECEIPT_PREFIX = b"parley-receipt-v1\n"
 BUNDLE_PREFIX = b"parley-audit-v1\n"
+#: a key's proof of possession: the key signs who it is for (docs/audit.md §2)
+KEY_PREFIX = b"parley-key-v1\n"
 #: the `key_id` of envelopes the server signs itself: a late seat's timeout action
 SERVER_KEY_ID = "server"
 
@@ -111,6 +113,33 @@ def move_message(payload: dict[str, Any]) -> bytes:
 
 def sign_payload(private_key: Ed25519PrivateKey, payload: dict[str, Any]) -> str:
     return b64url_encode(private_key.sign(move_message(payload)))
+
+
+def key_claim(public_key: str, *, name: str | None = None, player: str | None = None
+              ) -> dict[str, str]:
+    """What a key signs to prove it is held by whoever registers it: for a new player its
+    name, for a key added to a player that player's id, and the public key itself."""
+    claim = {"public_key": public_key}
+    if name is not None:
+        claim["name"] = name
+    if player is not None:
+        claim["player"] = player
+    return claim
+
+
+def sign_key_claim(private_key: Ed25519PrivateKey, claim: dict[str, str]) -> str:
+    return b64url_encode(private_key.sign(KEY_PREFIX + canonical(claim)))
+
+
+def verify_key_claim(claim: dict[str, str], proof: str) -> bool:
+    """The proof is the claim's public key's signature over the claim."""
+    try:
+        public = b64url_decode(claim["public_key"])
+        Ed25519PublicKey.from_public_bytes(public).verify(
+            b64url_decode(proof), KEY_PREFIX + canonical(claim))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 def verify_payload(public_key: bytes, payload: dict[str, Any], signature: str) -> bool:

@@ -255,7 +255,9 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     public = signing.public_key_b64(key)
     if path.exists() and session.config.get("key_id") and session.config.get("token"):
         player = session.require_player()
-        added = session.http.post(f"/v1/players/{player}/keys", {"public_key": public})
+        proof = signing.sign_key_claim(key, signing.key_claim(public, player=player))
+        added = session.http.post(f"/v1/players/{player}/keys",
+                                  {"public_key": public, "proof": proof})
         session.config["key_id"] = added["key_id"]
         _out(f"registered the new key as {added['key_id']} (old keys stay valid for old moves)")
     write_private(path, key_pem(key))
@@ -273,7 +275,10 @@ def cmd_register(args: argparse.Namespace) -> int:
         raise ClientError(f"{session.path} already holds player {session.config['player']}; "
                           f"use another --config for another player")
     key = session.key()
-    body: dict[str, Any] = {"name": args.name, "public_key": signing.public_key_b64(key)}
+    public = signing.public_key_b64(key)
+    body: dict[str, Any] = {"name": args.name, "public_key": public,
+                            "proof": signing.sign_key_claim(key, signing.key_claim(
+                                public, name=args.name))}
     if args.email:
         body["email"] = args.email
     created = session.http.post("/v1/players", body, auth=False)

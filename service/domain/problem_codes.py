@@ -67,6 +67,10 @@ PLATFORM: dict[str, Code] = _platform(
                         "through the API, which redirects with a fresh one (valid 60 s)."),
     ("bad_last_event_id", 400, "A stream's `Last-Event-ID` is not an id the stream sent."),
     ("unknown_key", 401, "A move names a `key_id` that no player registered."),
+    ("bad_key_proof", 422, "A registered key's `proof` is not its signature over the "
+                           "registration (`parley-key-v1`, docs/audit.md)."),
+    ("key_registered", 409, "The public key is registered already (to this or another "
+                            "player)."),
     ("forbidden", 403, "The caller may not do this."),
     ("not_owner", 403, "A player may read or change only their own account."),
     ("not_seated", 403, "The signer (or caller) holds no seat in this game."),

@@ -74,6 +74,8 @@ def check_url(url: str, allow_private: bool) -> list[str]:
 
     The delivery connects to one of exactly these addresses (`post`), so a DNS answer that
     changes after the check (rebinding) is never used."""
+    if any(ord(c) < 0x21 or 0x7F <= ord(c) <= 0x9F for c in url):
+        raise UnsafeUrl("A webhook URL has no spaces or control characters (encode them).")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UnsafeUrl("A webhook URL is an absolute http:// or https:// URL.")

@@ -59,6 +59,11 @@ def key_key(key_id: str) -> str:
     return f"key:{key_id}"
 
 
+def public_key_key(public_key: str) -> str:
+    """The key id a public key is registered under: one registration per public key."""
+    return f"pubkey:{public_key}"
+
+
 def token_key(token_hash: str) -> str:
     return f"token:{token_hash}"
 

@@ -52,6 +52,7 @@ from service.storage.keys import (
     player_games_key,
     player_key,
     player_keys_key,
+    public_key_key,
     token_key,
     tokens_key,
 )
@@ -173,6 +174,10 @@ class Store:
         return cls(redis.Redis.from_url(url, **opts))
 
     # ---- players, keys, tokens -------------------------------------------------------------
+
+    def claim_public_key(self, public_key: str, key_id: str) -> bool:
+        """Reserve a public key for `key_id`; False if it is registered already."""
+        return bool(self.r.set(public_key_key(public_key), key_id, nx=True))
 
     def create_player(self, pid: str, fields: dict[str, str], key_id: str, key: dict[str, str],
                       token_hash: str) -> None:

@@ -14,3 +14,6 @@ worker_class = "gthread"
 threads = Config().WEB_THREADS
 keepalive = 5  # seconds an idle client connection stays open
 graceful_timeout = 20
+# the access log names paths, never query strings or referrers: those carry secrets (an
+# unsubscribe link's token, a stream ticket) that a log must not keep
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s" %(M)sms'

@@ -61,10 +61,10 @@ def test_registration_is_limited_per_address(limited) -> None:
     client = limited.test_client()
     for i in range(3):
         TestPlayer(f"p{i}").register(client)
-    resp = client.post("/v1/players", json={"name": "p3", "public_key": TestPlayer("x").public_key})
+    resp = client.post("/v1/players", json=TestPlayer("p3").registration())
     _rate_limited(resp)
     other = limited.test_client()
-    resp = other.post("/v1/players", json={"name": "p4", "public_key": TestPlayer("y").public_key},
+    resp = other.post("/v1/players", json=TestPlayer("p4").registration(),
                       **_from("10.1.2.3"))
     assert resp.status_code == 201
 
@@ -144,9 +144,9 @@ def test_keys_and_tokens_are_capped(client, config) -> None:
     config.MAX_TOKENS_PER_PLAYER = 2
     ann = TestPlayer("ann").register(client)
     url = f"/v1/players/{ann.id}"
-    assert client.post(url + "/keys", json={"public_key": TestPlayer("k").public_key},
+    assert client.post(url + "/keys", json=TestPlayer("k").key_for(ann.id),
                        headers=ann.auth).status_code == 201
-    _problem(client.post(url + "/keys", json={"public_key": TestPlayer("l").public_key},
+    _problem(client.post(url + "/keys", json=TestPlayer("l").key_for(ann.id),
                          headers=ann.auth), 409, "too_many_keys")
     assert client.post(url + "/tokens", json={}, headers=ann.auth).status_code == 201
     _problem(client.post(url + "/tokens", json={}, headers=ann.auth), 409, "too_many_tokens")

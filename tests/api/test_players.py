@@ -16,7 +16,8 @@ def test_register_and_read_profile(client) -> None:
 
 
 def test_bad_public_key_is_problem_json(client) -> None:
-    resp = client.post("/v1/players", json={"name": "x", "public_key": "not-a-key!"})
+    resp = client.post("/v1/players", json={**TestPlayer("x").registration(),
+                                            "public_key": "not-a-key!"})
     assert resp.status_code == 422
     assert resp.mimetype == "application/problem+json"
     body = resp.get_json()
@@ -28,12 +29,12 @@ def test_key_rotation_needs_own_token(client) -> None:
     ann = TestPlayer("ann").register(client)
     bob = TestPlayer("bob").register(client)
     new = TestPlayer("ann2")
-    resp = client.post(f"/v1/players/{ann.id}/keys", json={"public_key": new.public_key})
+    resp = client.post(f"/v1/players/{ann.id}/keys", json=new.key_for(ann.id))
     assert resp.status_code == 401 and resp.get_json()["code"] == "unauthorized"
-    resp = client.post(f"/v1/players/{ann.id}/keys", json={"public_key": new.public_key},
+    resp = client.post(f"/v1/players/{ann.id}/keys", json=new.key_for(ann.id),
                        headers=bob.auth)
     assert resp.status_code == 403 and resp.get_json()["code"] == "not_owner"
-    resp = client.post(f"/v1/players/{ann.id}/keys", json={"public_key": new.public_key},
+    resp = client.post(f"/v1/players/{ann.id}/keys", json=new.key_for(ann.id),
                        headers=ann.auth)
     assert resp.status_code == 201
     keys = client.get(f"/v1/players/{ann.id}").get_json()["keys"]
@@ -51,3 +52,55 @@ def test_unknown_route_is_problem_json(client) -> None:
     resp = client.get("/v1/nothing-here")
     assert resp.status_code == 404 and resp.mimetype == "application/problem+json"
     assert resp.get_json()["code"] == "not_found"
+
+
+def test_a_key_is_registered_only_with_proof_of_possession(client) -> None:
+    """Registering someone else's public key would let one player re-label another's
+    envelopes (`key_id` lies outside the signature): the key must sign the registration."""
+    ann = TestPlayer("ann").register(client)
+    eve = TestPlayer("eve")
+    for body in ({"name": "eve", "public_key": ann.public_key},  # no proof at all
+                 {**eve.registration(), "public_key": ann.public_key},  # eve's proof
+                 {**eve.registration(), "name": "mallory"}):  # a proof of another name
+        resp = client.post("/v1/players", json=body)
+        assert resp.status_code == 422, resp.get_json()
+        assert resp.get_json()["code"] in ("invalid_request", "bad_key_proof")
+    resp = client.post("/v1/players", json={**eve.registration(), "public_key": ann.public_key})
+    assert resp.get_json()["code"] == "bad_key_proof"
+    # a proof replayed from ann's own registration: the key is taken
+    resp = client.post("/v1/players", json=TestPlayer("ann").registration() | {
+        "public_key": ann.public_key, "proof": ann.registration()["proof"]})
+    assert resp.status_code == 409 and resp.get_json()["code"] == "key_registered"
+    eve.register(client)
+    # adding a key: the proof names the player it is added to
+    new = TestPlayer("new")
+    resp = client.post(f"/v1/players/{eve.id}/keys", json=new.key_for(ann.id), headers=eve.auth)
+    assert resp.status_code == 422 and resp.get_json()["code"] == "bad_key_proof"
+    resp = client.post(f"/v1/players/{eve.id}/keys", json=ann.key_for(eve.id), headers=eve.auth)
+    assert resp.status_code == 409 and resp.get_json()["code"] == "key_registered"
+    assert client.post(f"/v1/players/{eve.id}/keys", json=new.key_for(eve.id),
+                       headers=eve.auth).status_code == 201
+    assert {k["public_key"] for k in client.get(f"/v1/players/{eve.id}").get_json()["keys"]} \
+        == {eve.public_key, new.public_key}
+
+
+def test_names_with_control_characters_are_refused(client) -> None:
+    for name in ("Eve\r\nBcc: all@example.org", "Eve\nX", "a\x00b", "a\x7fb", "a\x85b",
+                 "a\u2028b", "tab\there"):
+        resp = client.post("/v1/players", json=TestPlayer(name).registration())
+        assert resp.status_code == 422, name
+        assert "name" in resp.get_json()["errors"]["json"]
+    resp = client.post("/v1/players", json=TestPlayer("Éva Nováková").registration(
+        email="eva@example.org"))
+    assert resp.status_code == 201
+    resp = client.post("/v1/players", json=TestPlayer("eve").registration(
+        email="eve@example.org\r\nBcc: all@example.org"))
+    assert resp.status_code == 422 and "email" in resp.get_json()["errors"]["json"]
+
+
+def test_webhook_urls_with_control_characters_are_refused(client) -> None:
+    ann = TestPlayer("ann").register(client)
+    for url in ("http://8.8.8.8/a\r\nX: y", "http://8.8.8.8/a b", "http://8.8.8.8/\x00"):
+        resp = client.post(f"/v1/players/{ann.id}/webhooks", json={"url": url},
+                           headers=ann.auth)
+        assert resp.status_code == 422 and resp.get_json()["code"] == "unsafe_url", url

@@ -111,7 +111,7 @@ def test_no_secret_in_any_response_or_log_of_a_live_game(app, client, run_jobs,
     ann, bob = players[0], players[1]
     spare = TestPlayer("spare")
     call("post", "/v1/players", issuing=True,
-         json={"name": "spare", "public_key": spare.public_key})
+         json=spare.registration())
     tokens = [ann.token, bob.token]
     # tokens: rotate one, add one (their responses show the new token to its owner only)
     issued = call("post", f"/v1/players/{bob.id}/tokens", issuing=True, json={},

@@ -18,8 +18,7 @@ pytestmark = pytest.mark.slow
 
 def _register(server, name: str, address: str) -> TestPlayer:
     player = TestPlayer(name)
-    body = server.post("/v1/players", json={"name": name, "public_key": player.public_key,
-                                             "email": address}).json()
+    body = server.post("/v1/players", json=player.registration(email=address)).json()
     player.id, player.key_id, player.token = body["id"], body["key_id"], body["token"]
     return player
 

@@ -54,7 +54,7 @@ def test_a_generated_client_plays_a_whole_duel(server, sdk) -> None:
     clients = []
     for p in players:
         created = _api("players.register_player").sync(
-            client=anonymous, body=PlayerCreate(name=p.name, public_key=p.public_key))
+            client=anonymous, body=PlayerCreate.from_dict(p.registration()))
         p.id, p.key_id, p.token = created.id, created.key_id, created.token
         clients.append(sdk.AuthenticatedClient(base_url=server.url, token=p.token))
     body = GameCreate.from_dict({"ruleset": "stratego", "players": 2,

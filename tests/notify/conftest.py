@@ -150,7 +150,7 @@ def work(napp):
 
 def register(client: Any, name: str, email_address: str | None = None) -> TestPlayer:
     player = TestPlayer(name)
-    body: dict[str, Any] = {"name": name, "public_key": player.public_key}
+    body: dict[str, Any] = player.registration()
     if email_address:
         body["email"] = email_address
     resp = client.post("/v1/players", json=body)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rq import Worker
 
 from service.ops.embedded_redis import free_port
+from tests.players import TestPlayer
 
 
 def test_healthy_with_a_worker_unhealthy_without(app, client) -> None:
@@ -37,7 +38,7 @@ def test_unhealthy_when_redis_is_gone(config) -> None:
     assert body["status"] == "unavailable" and body["redis"] is False
     assert body["reason"] == "game store Redis unreachable: ConnectionError"
     # every other request is a 503 problem, never a hang
-    for resp in (client.get("/v1/games/g_x"), client.post("/v1/players", json={
-            "name": "ann", "public_key": "A" * 43})):
+    registration = TestPlayer("ann").registration()
+    for resp in (client.get("/v1/games/g_x"), client.post("/v1/players", json=registration)):
         assert resp.status_code == 503 and resp.get_json()["code"] == "redis_unavailable"
         assert resp.headers["Retry-After"] == "5"

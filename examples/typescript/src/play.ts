@@ -13,7 +13,9 @@
 import { randomInt, type KeyObject } from "node:crypto";
 
 import { ApiError, call, parleyClient, sleep, type ParleyClient, type Schemas } from "./api.js";
-import { generateKey, publicKeyB64, signEnvelope, verifyPayload, type Envelope, type Move } from "./signing.js";
+import {
+  generateKey, publicKeyB64, signEnvelope, signKeyClaim, verifyPayload, type Envelope, type Move,
+} from "./signing.js";
 
 const BASE_URL = (process.env.PARLEY_URL ?? "http://127.0.0.1:8000").replace(/\/+$/, "");
 const TIMEOUT_SECONDS = envNumber("PLAY_TIMEOUT_SECONDS", 300);
@@ -88,7 +90,9 @@ async function register(anonymous: ParleyClient, name: string): Promise<Player> 
   const key = generateKey();
   const publicKey = publicKeyB64(key);
   const created = await call("registerPlayer", () =>
-    anonymous.POST("/v1/players", { body: { name, public_key: publicKey } }));
+    anonymous.POST("/v1/players", {
+      body: { name, public_key: publicKey, proof: signKeyClaim(key, { name, public_key: publicKey }) },
+    }));
   return { name, key, publicKey, id: created.id, keyId: created.key_id, client: parleyClient(BASE_URL, created.token) };
 }
 

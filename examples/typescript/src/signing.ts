@@ -27,6 +27,8 @@ export type Envelope = components["schemas"]["Envelope"];
 export type Move = Payload["move"];
 
 export const MOVE_PREFIX = "parley-move-v1\n";
+/** A key's proof of possession signs this prefix + JCS({name | player, public_key}). */
+export const KEY_PREFIX = "parley-key-v1\n";
 
 /** base64url without padding. */
 export function b64urlEncode(bytes: Uint8Array): string {
@@ -82,6 +84,16 @@ export function publicKeyB64(privateKey: KeyObject): string {
     throw new Error("not an Ed25519 key");
   }
   return jwk.x; // a JWK's `x` is exactly the raw public key in base64url without padding
+}
+
+/**
+ * Proof that whoever registers a public key holds its private half: the key's signature over
+ * `parley-key-v1\n` + JCS of the claim, `{name, public_key}` for a new player or
+ * `{player, public_key}` for a key added to a player.
+ */
+export function signKeyClaim(privateKey: KeyObject, claim: Record<string, string>): string {
+  const message = Buffer.concat([Buffer.from(KEY_PREFIX, "utf8"), Buffer.from(canonicalJson(claim), "utf8")]);
+  return b64urlEncode(sign(null, message, privateKey));
 }
 
 /** The signature of a payload, base64url. */

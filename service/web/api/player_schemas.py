@@ -6,12 +6,20 @@ from marshmallow import Schema, fields, validate
 
 from service.domain.envelope import B64Url
 
+#: free text that reaches mail headers, mail bodies and text renderings: no control characters
+#: (C0, DEL, C1) and no Unicode line or paragraph separators, so a name cannot add a header line
+PLAIN_TEXT = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$",
+                             error="Control characters and line breaks are not allowed.")
+
 
 class PlayerCreateSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PLAIN_TEXT])
     email = fields.Email(load_default=None, allow_none=True)
     public_key = B64Url(required=True, min_bytes=32, max_len=43,
                         metadata={"description": "Ed25519 public key, base64url of 32 raw bytes"})
+    proof = B64Url(required=True, min_bytes=64, max_len=128, metadata={
+        "description": "proof of possession: the key's signature over "
+                       "`parley-key-v1\\n` + JCS({\"name\", \"public_key\"}) (docs/audit.md)"})
 
 
 class PlayerCreatedSchema(Schema):
@@ -22,6 +30,9 @@ class PlayerCreatedSchema(Schema):
 
 class KeyCreateSchema(Schema):
     public_key = B64Url(required=True, min_bytes=32, max_len=43)
+    proof = B64Url(required=True, min_bytes=64, max_len=128, metadata={
+        "description": "the new key's signature over `parley-key-v1\\n` + "
+                       "JCS({\"player\", \"public_key\"}) (docs/audit.md)"})
 
 
 class KeySchema(Schema):

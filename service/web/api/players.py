@@ -7,9 +7,10 @@ import logging
 from flask import Response, redirect
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from parley_protocol.signing import key_claim, verify_key_claim
 
 from service.domain.live_feed import ticket
-from service.domain.problems import Conflict, Forbidden, NotFound
+from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -48,6 +49,7 @@ class Players(MethodView):
     @blp.doc(operationId="registerPlayer")
     @blp.arguments(PlayerCreateSchema)
     @blp.response(201, PlayerCreatedSchema)
+    @blp.alt_response(409, **PROBLEM)
     @blp.alt_response(413, **PROBLEM)
     @blp.alt_response(429, **RATE_LIMITED)
     def post(self, data: dict) -> dict:
@@ -56,7 +58,10 @@ class Players(MethodView):
         The token is shown only in this response; the server keeps only its hash.
         Rate-limited per address (429 `rate_limited` with `Retry-After`).
         """
+        claim = key_claim(data["public_key"], name=data["name"])
+        _check_proof(claim, data["proof"])
         pid, key_id = new_id("p"), new_id("k")
+        _claim_key(data["public_key"], key_id)
         token, token_hash = new_token()
         created = now_iso()
         fields = {"name": data["name"], "created_at": created}
@@ -67,6 +72,21 @@ class Players(MethodView):
         index_token(deps.store(), pid, token_hash, created)
         log.info("player %s registered", pid)
         return {"id": pid, "key_id": key_id, "token": token}
+
+
+def _check_proof(claim: dict[str, str], proof: str) -> None:
+    """Only who holds a key's private half may register it: otherwise one player could
+    label another's envelopes with a key id of their own (`key_id` lies outside the
+    signature)."""
+    if not verify_key_claim(claim, proof):
+        raise InvalidRequest("`proof` is not the key's signature over this registration "
+                             "(docs/audit.md, \"Keys\").", code="bad_key_proof")
+
+
+def _claim_key(public_key: str, key_id: str) -> None:
+    if not deps.store().claim_public_key(public_key, key_id):
+        raise Conflict("This public key is registered already; every player has keys of "
+                       "their own.", code="key_registered")
 
 
 @blp.route("/<player>")
@@ -144,7 +164,9 @@ class PlayerKeys(MethodView):
         if len(deps.store().player_keys(player)) >= cap:
             raise Conflict(f"A player holds at most {cap} keys.", code="too_many_keys",
                            limit=cap)
+        _check_proof(key_claim(data["public_key"], player=player), data["proof"])
         key_id = new_id("k")
+        _claim_key(data["public_key"], key_id)
         created = now_iso()
         deps.store().add_key(key_id, {"player": player, "public_key": data["public_key"],
                                       "created_at": created})

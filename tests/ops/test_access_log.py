@@ -1,0 +1,49 @@
+"""The web processes' access log keeps no secret that travels in a URL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from service.ops.embedded_redis import free_port
+
+
+def test_the_access_log_keeps_paths_but_no_query_strings(redis_url: str, tmp_path: Path
+                                                         ) -> None:
+    port = free_port()
+    log = tmp_path / "access.log"
+    env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(tmp_path)}
+    web = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
+         "--bind", f"127.0.0.1:{port}", "--access-logfile", str(log),
+         "service.web.wsgi:app"], env=env, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(url + "/v1/health", timeout=2)
+                break
+            except requests.RequestException:
+                assert web.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        secret = "tok3n5ecretvalue"
+        resp = requests.get(f"{url}/v1/mail/unsubscribe?player=p_x&game=g_x&token={secret}",
+                            headers={"Referer": f"https://mail.example/?t={secret}"},
+                            timeout=5)
+        assert resp.status_code < 500
+        deadline = time.monotonic() + 10
+        while "/v1/mail/unsubscribe" not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline, "no access log line"
+            time.sleep(0.1)
+        text = log.read_text()
+        assert "GET /v1/mail/unsubscribe HTTP/1.1" in text
+        assert secret not in text and "token=" not in text
+    finally:
+        web.terminate()
+        web.wait(20)
