@@ -29,7 +29,7 @@ def _wait(predicate, timeout: float = 20, step: float = 0.05) -> None:
 
 def test_sigterm_lets_a_slow_request_finish(server) -> None:
     web = server.procs[0]
-    body = json.dumps({"name": "slow", "public_key": TestPlayer("slow").public_key}).encode()
+    body = json.dumps(TestPlayer("slow").registration()).encode()
     host, port = server.url.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=20)
     sock.sendall(b"POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json"
