@@ -34,7 +34,7 @@ from service.config import Config
 from service.domain import notices
 from service.domain.chain import append_server_move
 from service.domain.game import Game, load_game
-from service.notify import mail, webhooks
+from service.notify import letters, mail, webhooks
 from service.storage import notify_records as records
 from service.storage.resolve_queue import wake
 from service.storage.store import Store, now_iso
@@ -195,8 +195,18 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         return _finish(store, did, "skipped", "the player has no email address")
     if not mail.wants_mail(store, pid, game.id, notice["type"]):
         return _finish(store, did, "suppressed", "the player turned this mail off")
-    subject, body = _mail_text(store, config, game, notice, player)
-    msg = mail.compose(config, to=player["email"], subject=subject, body=body, message_id=did,
+    # the thread's first mail takes its root id; what it tells starts where the player's last
+    # turn mail stopped, frozen at the first attempt so that a retry says the same
+    first, told = records.join_thread(store, pid, game.id, did)
+    if record.get("mail_after"):
+        told = int(record["mail_after"])
+    else:
+        records.update_delivery(store, did, {"mail_after": str(told)})
+    letter = letters.write(store, config, game, notice, player, pid, told)
+    root = letters.thread_root(game.id, pid)
+    msg = mail.compose(config, to=player["email"], subject=letter.subject, body=letter.text,
+                       html=letter.html, message_id=root if first else did, thread=root,
+                       headers={"X-Parley-Event": notice["type"]},
                        unsubscribe=mail.unsubscribe_url(config, server_key, pid, game.id))
     started = time.monotonic()
     try:
@@ -213,6 +223,8 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
     _log_attempt(store, did, attempt, {"status": 250, "error": None, "to": where,
                                        "latency_ms": round((time.monotonic() - started) * 1000,
                                                            1)})
+    if notice["type"] == notices.TURN_STARTED:
+        records.mark_told(store, pid, game.id, letter.told)
     return _finish(store, did, "delivered")
 
 
@@ -323,47 +335,6 @@ def _view(store: Store, game: Game, seat: int) -> dict[str, Any]:
 def _deadline(game: Game) -> float | None:
     raw = game.raw.get("deadline")
     return float(raw) if raw else None
-
-
-def _mail_text(store: Store, config: Config, game: Game, notice: dict[str, Any],
-               player: dict[str, str]) -> tuple[str, str]:
-    kind, seat, step = notice["type"], notice["seat"], notice["step"]
-    engine = game.engine
-    title = engine.title
-    due = iso(_deadline(game))
-    links = _links(config, game.id)
-    head = f"Game {game.id} ({title}), seat {seat}, step {step}."
-    lines = [f"Hello {player.get('name', '')},", ""]
-    if kind == notices.TURN_STARTED:
-        subject = f"[Parley] Your turn in {title} ({game.id}), step {step}"
-        lines += [f"It is your turn. {head}"]
-    elif kind == notices.DEADLINE_REMINDER:
-        subject = f"[Parley] Reminder: your move in {title} ({game.id}) is due {due}"
-        lines += [f"Your move is due soon. {head}"]
-    elif kind == notices.GAME_STARTED:
-        subject = f"[Parley] {title} ({game.id}) has started"
-        lines += [f"Every seat is taken and the game has started. {head}"]
-    elif kind == notices.TIMED_OUT:
-        subject = f"[Parley] You ran out of time in {title} ({game.id})"
-        lines += [f"The deadline passed; the time control's timeout action was taken. {head}"]
-    else:
-        subject = f"[Parley] {title} ({game.id}) has ended"
-        lines += [f"The game has ended. {head}",
-                  f"Result: {json.dumps(notice.get('result'), sort_keys=True)}"]
-    if game.status == "active":
-        lines.append(f"To act: seat {', '.join(str(s) for s in game.to_act)}.")
-        if due:
-            lines.append(f"Deadline: {due}.")
-    if game.status != "open":
-        text = engine.render_text(_view(store, game, seat)).rstrip()
-        lines += ["", "Your view:", "", text]
-    lines += ["", f"Game:  {links['game']}", f"View:  {links['view']}",
-              f"Moves: POST {links['moves']} (signed envelope)"]
-    if game.finished:
-        lines.append(f"Audit: {links['audit']}")
-    lines += ["", "Turn these mails off for this game: use the List-Unsubscribe link, or "
-              f"PUT {links['game']}/mail."]
-    return subject, "\n".join(lines) + "\n"
 
 
 # ---- deadlines --------------------------------------------------------------------------------

@@ -87,19 +87,33 @@ def unsubscribe_url(config: Config, server_key: Any, pid: str, gid: str) -> str:
 # ---- composing --------------------------------------------------------------------------------
 
 def compose(config: Config, *, to: str, subject: str, body: str, message_id: str,
-            unsubscribe: str | None) -> EmailMessage:
+            unsubscribe: str | None, html: str | None = None, thread: str | None = None,
+            headers: dict[str, str] | None = None) -> EmailMessage:
+    """A mail: plain text first, then `html` as an alternative part if given.
+
+    `thread` names the thread's first mail (ids without brackets and domain): a mail that is
+    not that one answers it (`In-Reply-To`, `References`), so clients show one conversation.
+    """
     msg = EmailMessage()
     msg["From"] = config.MAIL_FROM
     msg["To"] = to
     msg["Subject"] = subject
     msg["Date"] = formatdate(localtime=False)
     msg["Message-ID"] = f"<{message_id}@parley>"
+    if thread and thread != message_id:
+        msg["In-Reply-To"] = f"<{thread}@parley>"
+        msg["References"] = f"<{thread}@parley>"
     msg["Auto-Submitted"] = "auto-generated"
+    for name, value in (headers or {}).items():
+        msg[name] = value
     if unsubscribe:
         msg["List-Unsubscribe"] = f"<{unsubscribe}>"
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     # plain ASCII stays readable in the Maildir outbox; anything else is quoted-printable
     msg.set_content(body, cte="7bit" if body.isascii() else "quoted-printable")
+    if html is not None:
+        msg.add_alternative(html, subtype="html",
+                            cte="7bit" if html.isascii() else "quoted-printable")
     return msg
 
 

@@ -72,6 +72,11 @@ def mail_prefs_key(pid: str, gid: str | None = None) -> str:
     return f"player:{pid}:mail" if gid is None else f"player:{pid}:mail:{gid}"
 
 
+def mail_thread_key(pid: str, gid: str) -> str:
+    """Hash: the mail thread of one game for one player (its root mail, the events told)."""
+    return f"player:{pid}:thread:{gid}"
+
+
 def live_key(pid: str) -> str:
     """Stream of what the player may see of all their games, for the SSE feed (capped)."""
     return f"player:{pid}:live"

@@ -19,6 +19,7 @@ from service.storage.keys import (
     delivery_key,
     game_key,
     mail_prefs_key,
+    mail_thread_key,
     player_key,
     player_webhooks_key,
     webhook_key,
@@ -211,3 +212,26 @@ def mail_prefs(store: Store, pid: str, gid: str | None = None) -> dict[str, str]
 
 def set_mail_prefs(store: Store, pid: str, gid: str | None, fields: dict[str, str]) -> None:
     store.r.hset(mail_prefs_key(pid, gid), mapping=fields)
+
+
+# ---- mail threads -----------------------------------------------------------------------------
+
+
+def join_thread(store: Store, pid: str, gid: str, did: str) -> tuple[bool, int]:
+    """(whether delivery `did` is the thread's first mail, the last event id already told).
+
+    The first delivery to ask becomes the root for good (HSETNX), so its retries stay the root.
+    """
+    key = mail_thread_key(pid, gid)
+    pipe = store.r.pipeline(transaction=False)
+    pipe.hsetnx(key, "root", did)
+    pipe.hmget(key, "root", "told")
+    root, told = pipe.execute()[1]
+    return root == did, int(told or 0)
+
+
+def mark_told(store: Store, pid: str, gid: str, event_id: int) -> None:
+    """The player's turn mail told the events up to `event_id`; the next mail tells on."""
+    key = mail_thread_key(pid, gid)
+    if event_id > int(store.r.hget(key, "told") or 0):
+        store.r.hset(key, "told", str(event_id))

@@ -196,6 +196,9 @@ class Store:
         data = self.r.hgetall(player_key(pid))
         return data or None
 
+    def update_player(self, pid: str, fields: dict[str, str]) -> None:
+        self.r.hset(player_key(pid), mapping=fields)
+
     def player_keys(self, pid: str) -> list[str]:
         return sorted(self.r.smembers(player_keys_key(pid)))
 

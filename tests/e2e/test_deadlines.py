@@ -57,7 +57,8 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     # Killed before the reminder (6 s) and the timeout (12 s): the new worker's sweep runs both.
     # (Bob's fourth mail would be the reminder: a kill after it could land mid-delivery of the
     # reminder's webhook, an attempt docs/notifications.md says is then lost.)
-    _wait(lambda: any("Your turn" in m["Subject"] for m in smtp.to("bob@example.org")), 10,
+    _wait(lambda: any(m["X-Parley-Event"] == "turn.started"
+                      for m in smtp.to("bob@example.org")), 10,
           "the start mails and Bob's turn mail")
     for proc in server.procs[1:]:  # the worker, its work horse and its scheduler: kill -9
         server.kill(proc)
@@ -66,14 +67,15 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     final = _wait(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "finished"
                   and s, 30, "the forfeit")
     assert final["result"]["winners"] == [0] and final["deadline"] is None
-    _wait(lambda: any("has ended" in m["Subject"] for m in smtp.to("bob@example.org")), 10,
+    _wait(lambda: any(m["X-Parley-Event"] == "game.finished"
+                      for m in smtp.to("bob@example.org")), 10,
           "the end mail")
-    bob_subjects = [m["Subject"] for m in smtp.to("bob@example.org")]
-    ann_subjects = [m["Subject"] for m in smtp.to("ann@example.org")]
-    assert sum("Reminder" in s for s in bob_subjects) == 1
-    assert sum("ran out of time" in s for s in bob_subjects) == 1
-    assert not any("Reminder" in s or "ran out" in s for s in ann_subjects)
-    assert sum("has ended" in s for s in ann_subjects) == 1
+    bob_kinds = [m["X-Parley-Event"] for m in smtp.to("bob@example.org")]
+    ann_kinds = [m["X-Parley-Event"] for m in smtp.to("ann@example.org")]
+    assert bob_kinds.count("deadline.reminder") == 1
+    assert bob_kinds.count("deadline.timeout") == 1
+    assert "deadline.reminder" not in ann_kinds and "deadline.timeout" not in ann_kinds
+    assert ann_kinds.count("game.finished") == 1
 
     _wait(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
     verifier = Webhook(hook["secret"])

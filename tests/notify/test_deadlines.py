@@ -56,7 +56,7 @@ def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smt
     assert notify.deadline_job(gid, 0, "reminder") == "reminded"
     assert notify.deadline_job(gid, 0, "reminder") == "reminded"
     work()
-    reminders = [m for m in smtp.messages if "Reminder" in m["Subject"]]
+    reminders = [m for m in smtp.messages if m["X-Parley-Event"] == "deadline.reminder"]
     assert [m["To"] for m in reminders] == ["bob@example.org"]  # Red has set up already
     napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")  # now past
     assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
@@ -66,7 +66,7 @@ def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smt
     assert summary["status"] == "finished" and summary["result"]["winners"] == [0]
     audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
     assert [e["envelope"]["key_id"] for e in audit["entries"]] == [ann.key_id, "server"]
-    assert sum("ran out of time" in m["Subject"] for m in smtp.messages) == 1
+    assert sum(m["X-Parley-Event"] == "deadline.timeout" for m in smtp.messages) == 1
 
 
 def test_skip_without_an_engine_default_forfeits(nclient, napp, work) -> None:

@@ -27,11 +27,11 @@ def _move(client, gid, player, move=None):
 
 
 def _body(msg) -> str:
-    return msg.get_content().replace("\r\n", "\n")
+    return msg.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
 
 
 def _kinds(box, address):
-    return [m["Subject"].split("]")[1].split(" ")[1] for m in box.to(address)]
+    return [m["X-Parley-Event"] for m in box.to(address)]
 
 
 def test_turn_mails_carry_the_seats_own_view_and_links(nclient, work, smtp) -> None:
@@ -39,11 +39,10 @@ def test_turn_mails_carry_the_seats_own_view_and_links(nclient, work, smtp) -> N
     bob = register(nclient, "bob", "bob@example.org")
     gid = start_game(nclient, [ann, bob], options=DUEL)
     work()
-    for address in ("ann@example.org", "bob@example.org"):
-        subjects = sorted(m["Subject"] for m in smtp.to(address))
-        assert subjects == [f"[Parley] Stratego ({gid}) has started",
-                            f"[Parley] Your turn in Stratego ({gid}), step 0"]
-    turn = next(m for m in smtp.to("bob@example.org") if "Your turn" in m["Subject"])
+    for address, other in (("ann@example.org", "bob"), ("bob@example.org", "ann")):
+        assert sorted(_kinds(smtp, address)) == ["game.started", "turn.started"]
+        assert {m["Subject"] for m in smtp.to(address)} == {f"Parley: Stratego with {other}"}
+    turn = next(m for m in smtp.to("bob@example.org") if m["X-Parley-Event"] == "turn.started")
     body = _body(turn)
     assert _view(nclient, gid, bob)["text"].rstrip() in body
     assert f"http://127.0.0.1:8000/v1/games/{gid}/view" in body
@@ -56,7 +55,8 @@ def test_turn_mails_carry_the_seats_own_view_and_links(nclient, work, smtp) -> N
     assert len(smtp.messages) == 4
     _move(nclient, gid, bob)  # Blue's setup closes the decision: Red's turn to move
     work()
-    red_turn = [m for m in smtp.to("ann@example.org") if "step 1" in m["Subject"]]
+    red_turn = [m for m in smtp.to("ann@example.org") if m["X-Parley-Event"] == "turn.started"
+                and f"{gid} (stratego), seat 0, step 1," in _body(m)]
     assert len(red_turn) == 1 and len(smtp.messages) == 5
     red_text, blue_text = _view(nclient, gid, ann)["text"], _view(nclient, gid, bob)["text"]
     assert red_text != blue_text
@@ -102,8 +102,8 @@ def test_a_crash_between_commit_and_dispatch_still_notifies(nclient, napp, work,
 
     assert notify.sweep(store, queue) == 1  # the worker's sweep finds the recorded notice
     work()
-    assert [m["Subject"] for m in smtp.messages[4:]] == [
-        f"[Parley] Your turn in Stratego ({gid}), step 1"]
+    assert [m["X-Parley-Event"] for m in smtp.messages[4:]] == ["turn.started"]
+    assert f"{gid} (stratego), seat 0, step 1," in _body(smtp.messages[4])
     assert store.r.llen(f"{{g:{gid}}}:outbox") == 0 and not store.r.smembers(NOTIFY_KEY)
 
 
@@ -126,7 +126,7 @@ def test_mail_can_be_turned_off_per_game_per_kind_and_by_the_link(nclient, napp,
     assert nclient.put(f"/v1/players/{bob.id}/mail", json={"enabled": True},
                        headers=ann.auth).status_code == 403
     work()
-    assert _kinds(smtp, "ann@example.org") == ["Stratego"]  # "... Stratego (...) has started"
+    assert _kinds(smtp, "ann@example.org") == ["game.started"]
     assert smtp.to("bob@example.org") == []
     r = napp.extensions["parley_store"].r
     statuses = {r.hget(k, "status") for k in r.keys("delivery:msg_*") if k.count(":") == 1}
@@ -150,11 +150,10 @@ def test_mail_can_be_turned_off_per_game_per_kind_and_by_the_link(nclient, napp,
 def test_without_smtp_mail_goes_to_the_maildir_outbox(client, run_jobs, config) -> None:
     ann = register(client, "ann", "ann@example.org")
     bob = register(client, "bob")  # no address: no mail
-    gid = start_game(client, [ann, bob], options=DUEL)
+    start_game(client, [ann, bob], options=DUEL)
     run_jobs()
     run_jobs()
     box = mailbox.Maildir(config.DATA_DIR / "outbox", create=False)
-    subjects = sorted(m["Subject"] for m in box)
-    assert subjects == [f"[Parley] Stratego ({gid}) has started",
-                        f"[Parley] Your turn in Stratego ({gid}), step 0"]
+    assert sorted(m["X-Parley-Event"] for m in box) == ["game.started", "turn.started"]
+    assert {m["Subject"] for m in box} == {"Parley: Stratego with bob"}
     assert all(m["To"] == "ann@example.org" for m in box)

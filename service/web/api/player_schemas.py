@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from functools import cache
+from zoneinfo import available_timezones
+
+from marshmallow import Schema, ValidationError, fields, validate
 
 from service.domain.envelope import B64Url
 
@@ -12,9 +15,26 @@ PLAIN_TEXT = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$",
                              error="Control characters and line breaks are not allowed.")
 
 
+@cache
+def _time_zones() -> frozenset[str]:
+    return frozenset(available_timezones() - {"localtime", "Factory", "posixrules"})
+
+
+def known_time_zone(name: str) -> None:
+    """An IANA time zone this server knows: mails show deadlines in it."""
+    if name not in _time_zones():
+        raise ValidationError("Not a known IANA time zone name (e.g. 'Europe/Berlin', 'UTC').")
+
+
+TIME_ZONE_DOC = {"description": "IANA time zone name, e.g. `Europe/Berlin`: mails show "
+                                "deadlines in it (default `UTC`)", "example": "Europe/Berlin"}
+
+
 class PlayerCreateSchema(Schema):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PLAIN_TEXT])
     email = fields.Email(load_default=None, allow_none=True)
+    time_zone = fields.String(load_default=None, allow_none=True, validate=known_time_zone,
+                              metadata=TIME_ZONE_DOC)
     public_key = B64Url(required=True, min_bytes=32, max_len=43,
                         metadata={"description": "Ed25519 public key, base64url of 32 raw bytes"})
     proof = B64Url(required=True, min_bytes=64, max_len=128, metadata={
@@ -39,6 +59,15 @@ class KeySchema(Schema):
     key_id = fields.String(required=True)
     public_key = fields.String(required=True)
     created_at = fields.String()
+
+
+class PlayerUpdateSchema(Schema):
+    time_zone = fields.String(required=True, validate=known_time_zone, metadata=TIME_ZONE_DOC)
+
+
+class PlayerSettingsSchema(Schema):
+    id = fields.String(required=True)
+    time_zone = fields.String(required=True, metadata=TIME_ZONE_DOC)
 
 
 class PlayerSchema(Schema):

@@ -22,6 +22,8 @@ from service.web.api.player_schemas import (
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
+    PlayerSettingsSchema,
+    PlayerUpdateSchema,
     TokenCreateSchema,
     TokenIssuedSchema,
     TokenListSchema,
@@ -67,6 +69,8 @@ class Players(MethodView):
         fields = {"name": data["name"], "created_at": created}
         if data.get("email"):
             fields["email"] = data["email"]
+        if data.get("time_zone"):
+            fields["time_zone"] = data["time_zone"]
         key = {"player": pid, "public_key": data["public_key"], "created_at": created}
         deps.store().create_player(pid, fields, key_id, key, token_hash)
         index_token(deps.store(), pid, token_hash, created)
@@ -106,6 +110,19 @@ class PlayerResource(MethodView):
                 keys.append({"key_id": key_id, "public_key": key["public_key"],
                              "created_at": key.get("created_at")})
         return {"id": player, "name": record["name"], "keys": keys}
+
+    @blp.doc(operationId="updatePlayer")
+    @blp.arguments(PlayerUpdateSchema)
+    @blp.response(200, PlayerSettingsSchema)
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(403, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}])
+    def patch(self, data: dict, player: str) -> dict:
+        """Change the caller's settings: `time_zone` (IANA name), in which mails show
+        deadlines."""
+        require_self(player)
+        deps.store().update_player(player, {"time_zone": data["time_zone"]})
+        return {"id": player, "time_zone": data["time_zone"]}
 
 
 @blp.route("/<player>/games")

@@ -1,0 +1,227 @@
+"""What a notification mail says: one thread per game and player, written for a person.
+
+A player reads these mails instead of the API, so each one says, in words and from their own
+seat: who they play with, what happened since their last turn mail (the events their seat may
+see), the board (the engine's `render_text`), whose turn it is, the deadline in the player's
+own time zone, the legal moves numbered as `parley view` numbers them, and at the end the result.
+Ids, seats and steps appear only in the footer beside the links. The subject is the same for
+every mail of a game to one player, so mail clients keep the game in one conversation; the
+threading headers are set by `service.notify.mail.compose` (docs/notifications.md "Mail").
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+import textwrap
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from engines.contract import Engine
+from service.client.move_input import label
+from service.config import Config
+from service.domain import notices
+from service.domain.game import PLATFORM_EVENTS, Game
+from service.notify import prose
+from service.storage.store import Store
+
+#: at most this many legal moves are listed; beyond, the mail says how to write one
+LEGAL_MOVES_LISTED = 40
+#: plain-text paragraphs are wrapped at this width
+WIDTH = 76
+#: at most this many events are told (the latest); the rest are in the game's event log
+EVENTS_TOLD = 30
+_PAGE = 500
+#: the mails that list the legal moves (the start mail comes with a turn mail)
+_ASKED_TO_MOVE = frozenset({notices.TURN_STARTED, notices.DEADLINE_REMINDER})
+
+
+@dataclass(frozen=True)
+class Letter:
+    """One mail's subject, plain text and HTML alternative; `told`: the last event id it
+    told (the next turn mail of the thread tells the events after it)."""
+
+    subject: str
+    text: str
+    html: str
+    told: int
+
+
+def thread_root(gid: str, pid: str) -> str:
+    """The Message-ID (without brackets and domain) of the thread's first mail."""
+    return f"game-{gid}-{pid}"
+
+
+def names_of(store: Store, game: Game) -> list[str]:
+    """Each seat's player name (a seat nobody holds: "nobody")."""
+    out = []
+    for pid in game.players:
+        record = store.player(pid) if pid else None
+        out.append((record or {}).get("name") or ("someone" if pid else "nobody"))
+    return out
+
+
+def subject_of(game: Game, names: Sequence[str], pid: str) -> str:
+    """"Parley: Stratego with Bob": the same for every mail of the game to this player."""
+    others = list(dict.fromkeys(n for p, n in zip(game.players, names, strict=True)
+                                if p != pid))
+    title = game.engine.title
+    return f"Parley: {title} with {prose.join(others)}" if others else f"Parley: {title}"
+
+
+def time_zone(player: dict[str, str]) -> ZoneInfo:
+    """The player's time zone setting; UTC when unset (or no longer known to this host)."""
+    try:
+        return ZoneInfo(player.get("time_zone") or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def when(epoch: float, zone: ZoneInfo) -> str:
+    """"Tuesday 1 December, 18:30 CET" in the player's own zone."""
+    at = datetime.fromtimestamp(epoch, tz=UTC).astimezone(zone)
+    return f"{at:%A} {at.day} {at:%B}, {at:%H:%M} {at.tzname()}"
+
+
+def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
+          player: dict[str, str], pid: str, after: int) -> Letter:
+    """The mail of one notice to the player `pid` holding seat `notice["seat"]`; the events
+    told are those after event id `after` (the last one the previous turn mail told)."""
+    kind, seat = notice["type"], notice["seat"]
+    engine = game.engine
+    names = names_of(store, game)
+    others = [n for i, n in enumerate(names) if i != seat]
+    seat_name = prose.seat_namer(names, seat)
+    title, zone = engine.title, time_zone(player)
+    with_whom = f"{title} with {prose.join(others)}" if others else title
+    due = _deadline(game)
+    due_text = when(due, zone) if due is not None and game.status == "active" else None
+
+    lines = [f"Hello {player.get('name') or 'there'},", ""]
+    result = notice.get("result") or game.result
+    if kind == notices.GAME_STARTED:
+        lines.append(f"Your game of {with_whom} has started.")
+    elif kind == notices.TURN_STARTED:
+        lines.append(f"It is your turn in {with_whom}.")
+    elif kind == notices.DEADLINE_REMINDER:
+        lines.append(f"Reminder: your move in {with_whom} is due "
+                     f"{due_text or 'soon'}.")
+    elif kind == notices.TIMED_OUT:
+        lines.append(f"You ran out of time in {with_whom}. {_timeout_action(game)}")
+    else:
+        lines.append(f"Your game of {with_whom} has ended.")
+    if kind == notices.GAME_FINISHED and result:
+        lines += ["", prose.result_sentence(result, seat_name, game.seats)]
+
+    told, story, skipped = _story(store, game, seat, seat_name, after)
+    if story:
+        lines += ["", "Since your last turn:" if after else "So far:"]
+        if skipped:
+            lines.append(f"  ({skipped} earlier events are in the game's event log.)")
+        lines += [f"- {sentence}" for sentence in story]
+
+    state = store.state(game.id) if game.status != "open" else None
+    if state is not None:
+        lines += ["", engine.render_text(engine.view(state, seat)).rstrip()]
+    if game.status == "active":
+        lines += ["", _whose_turn(game, seat, seat_name)]
+        if due_text:
+            lines.append(f"Deadline: {due_text}.")
+        if state is not None and seat in game.to_act and kind in _ASKED_TO_MOVE:
+            lines += ["", *_legal_moves(engine, state, seat, game.id)]
+
+    lines += ["", *_footer(config, game, notice)]
+    text = "\n".join(lines) + "\n"
+    return Letter(subject_of(game, names, pid), text, _html(text), told)
+
+
+def _deadline(game: Game) -> float | None:
+    raw = game.raw.get("deadline")
+    return float(raw) if raw else None
+
+
+def _timeout_action(game: Game) -> str:
+    policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
+    if policy == "skip":
+        return "The server took the game's default action for you (or resigned where it has none)."
+    return "By the game's time control you forfeit: the server resigned for you."
+
+
+def _whose_turn(game: Game, seat: int, seat_name: prose.SeatNamer) -> str:
+    if not game.to_act:
+        return "Nobody is to move."
+    names = [seat_name(s) for s in sorted(game.to_act, key=lambda s: s != seat)]
+    return "Your move." if names == ["you"] else f"To move: {prose.join(names)}."
+
+
+def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, after: int
+           ) -> tuple[int, list[str], int]:
+    """(last event id read, the sentences of the latest EVENTS_TOLD events this seat may see
+    after `after`, how many earlier ones are left out)."""
+    engine = game.engine
+    told = after
+    story: deque[str] = deque(maxlen=EVENTS_TOLD)
+    total = 0
+    while True:
+        page = store.events(game.id, told, _PAGE)
+        for eid, rec in page:
+            told = eid
+            event = rec["event"]
+            if not game.finished and event.get("type") not in PLATFORM_EVENTS:
+                event = engine.view_event(event, seat)
+            sentence = prose.describe(event, seat_name) if event else None
+            if sentence:
+                story.append(sentence)
+                total += 1
+        if len(page) < _PAGE:
+            return told, list(story), total - len(story)
+
+
+def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str) -> list[str]:
+    """The legal moves numbered as `parley view` numbers them (so "3" means the same move),
+    or, where there are too many (or only examples), how to write one."""
+    moves = list(itertools.islice(engine.legal_moves(state, seat), LEGAL_MOVES_LISTED + 1))
+    if not moves:
+        return []
+    complete = engine.decision(state).get("legal_moves_complete", True)
+    if complete and len(moves) <= LEGAL_MOVES_LISTED:
+        out = ["Your legal moves:"]
+        out += [f"  {i:>3}  {label(engine, move)}" for i, move in enumerate(moves)]
+        out.append(f"Play one with `parley move {gid} <number or move>` (numbers as "
+                   f"`parley view {gid}` lists them), or 'resign'.")
+        return out
+    examples = list(dict.fromkeys(label(engine, m) for m in (moves[0], moves[-1])))
+    how = "There are many legal moves" if complete else "Any valid arrangement is allowed"
+    return [*textwrap.wrap(f"{how}; write yours in the game's notation. {engine.notation}",
+                           WIDTH),
+            "For example: " + " or ".join(f"'{e}'" for e in examples) + ".",
+            f"Play it with `parley move {gid} '<move>'`."]
+
+
+def _footer(config: Config, game: Game, notice: dict[str, Any]) -> list[str]:
+    base = f"{config.BASE_URL}/v1/games/{game.id}"
+    lines = ["-- ",
+             f"Game {game.id} ({game.ruleset}), seat {notice['seat']}, step {notice['step']}, "
+             f"{notice['type']}",
+             f"Game:  {base}", f"View:  {base}/view",
+             f"Moves: POST {base}/moves (signed envelope)"]
+    if game.finished:
+        lines.append(f"Audit: {base}/audit")
+    lines.append("Turn these mails off for this game: use the List-Unsubscribe link, or "
+                 f"PUT {base}/mail.")
+    return lines
+
+
+_URL = re.compile(r"https?://[^\s<>\"']+")
+
+
+def _html(text: str) -> str:
+    """The same text, monospaced (boards line up in every client), links clickable."""
+    body = _URL.sub(lambda m: f'<a href="{m[0]}">{m[0]}</a>', html.escape(text, quote=False))
+    return ("<!DOCTYPE html>\n<html><body>\n<pre style=\"font-family: monospace\">"
+            f"{body}</pre>\n</body></html>\n")
