@@ -18,8 +18,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives import serialization
-
+from service.ops.server_key import derived_secret
 from service.storage import live
 
 if TYPE_CHECKING:
@@ -80,9 +79,7 @@ def _entry(kind: str, gid: str, seat: int, **data: Any) -> str:
 
 
 def _secret(server_key: Any) -> bytes:
-    raw = server_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                   serialization.NoEncryption())
-    return hashlib.sha256(b"parley-stream-ticket-v1\n" + raw).digest()
+    return derived_secret(server_key, b"parley-stream-ticket-v1")
 
 
 def ticket(server_key: Any, pid: str, now: float | None = None) -> str:

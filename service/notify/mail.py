@@ -23,10 +23,9 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
-from cryptography.hazmat.primitives import serialization
-
 from service.config import Config
 from service.domain.notices import MAIL_TYPES
+from service.ops.server_key import derived_secret
 from service.storage import notify_records as records
 from service.storage.store import Store
 
@@ -63,9 +62,7 @@ def wants_mail(store: Store, pid: str, gid: str, kind: str) -> bool:
 # ---- one-click unsubscribe --------------------------------------------------------------------
 
 def _unsubscribe_secret(server_key: Any) -> bytes:
-    raw = server_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                   serialization.NoEncryption())
-    return hashlib.sha256(b"parley-unsubscribe-v1\n" + raw).digest()
+    return derived_secret(server_key, b"parley-unsubscribe-v1")
 
 
 def unsubscribe_token(server_key: Any, pid: str, gid: str) -> str:

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+
+def derived_secret(server_key: Ed25519PrivateKey, purpose: bytes) -> bytes:
+    """A secret for one purpose (`b"parley-unsubscribe-v1"`, ...), derived from the server
+    key: MACs under it need no secret of their own, and one purpose's MAC is no other's."""
+    raw = server_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                   serialization.NoEncryption())
+    return hashlib.sha256(purpose + b"\n" + raw).digest()
 
 
 @lru_cache(maxsize=8)

@@ -8,11 +8,9 @@ grace), so games nobody watches cost one ZMSCORE per resolve batch and nothing e
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
 
 import redis
 import redis.asyncio
@@ -82,7 +80,8 @@ async def read_after(r: redis.asyncio.Redis, pid: str, last_id: str, count: int 
         pipe.xlen(key)
         pipe.xrange(key, "-", "+", count=1)
         length, first = await pipe.execute()
-        gone = not first or (length >= FEED_LENGTH and _before(last_id, first[0][0]))
+        gone = not first or (length >= FEED_LENGTH
+                             and stream_id_order(last_id) < stream_id_order(first[0][0]))
     got = await r.xrange(key, f"({last_id}" if last_id != "0" else "-", "+", count=count)
     return [(eid, fields["d"]) for eid, fields in got], gone
 
@@ -112,17 +111,13 @@ async def applied_games(r: redis.asyncio.Redis) -> AsyncIterator[str]:
         await pubsub.aclose()
 
 
-def _before(a: str, b: str) -> bool:
-    """Stream id `a` comes before stream id `b`."""
-    return tuple(int(x) for x in a.split("-")) < tuple(int(x) for x in b.split("-"))
+def stream_id_order(eid: str) -> tuple[int, int]:
+    """A stream id as a value that sorts in the stream's order."""
+    ms, seq = eid.split("-")
+    return int(ms), int(seq)
 
 
-def last_id(store: Store, pid: str) -> str:
+async def last_id(r: redis.asyncio.Redis, pid: str) -> str:
     """The newest entry's id of the player's feed ("0" when empty)."""
-    got = store.r.xrevrange(live_key(pid), "+", "-", count=1)
+    got = await r.xrevrange(live_key(pid), "+", "-", count=1)
     return got[0][0] if got else "0"
-
-
-def entries(store: Store, pid: str) -> list[dict[str, Any]]:
-    """Every kept entry of the player's feed, decoded."""
-    return [json.loads(f["d"]) for _, f in store.r.xrange(live_key(pid))]

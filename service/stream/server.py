@@ -93,11 +93,12 @@ class Hub:
         self.listeners[pid].add(listener)
         if last_event_id is None:
             missed, gone = [], False
-            start = known or await asyncio.to_thread(live.last_id, self.store, pid)
+            start = known or await live.last_id(self.feeds, pid)
         else:
             missed, gone = await live.read_after(self.feeds, pid, last_event_id)
             if known is not None:
-                missed = [(eid, d) for eid, d in missed if not _after(eid, known)]
+                missed = [(eid, d) for eid, d in missed
+                          if live.stream_id_order(eid) <= live.stream_id_order(known)]
             start = missed[-1][0] if missed else last_event_id
         if known is None and pid not in self.cursors:
             self.cursors[pid] = start
@@ -177,10 +178,6 @@ class Hub:
             self.polls[gid].discard(woken)
             if not self.polls[gid]:
                 del self.polls[gid]
-
-
-def _after(a: str, b: str) -> bool:
-    return tuple(int(x) for x in a.split("-")) > tuple(int(x) for x in b.split("-"))
 
 
 def _frame(eid: str, data: str) -> bytes:
