@@ -35,7 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 soak: $(STAMP)
-	$(BIN)/python -m tests.soak --minutes $${SOAK_MINUTES:-10}
+	$(BIN)/python -m tests.soak --minutes $${SOAK_MINUTES:-10} $(if $(filter 1,$(SOAK_CLUSTER)),--cluster)
 
 fuzz: $(STAMP)
 	PARLEY_FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q tests/fuzz -p no:cacheprovider

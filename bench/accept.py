@@ -39,7 +39,6 @@ from bench.common import Figure, bundled_redis, main
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.domain.accept import submit_move
-from service.storage.keys import game_key
 from service.storage.store import Store
 
 TARGET = 1000
@@ -50,7 +49,7 @@ BATCH = 16
 def _game_in_play(store: Store) -> tuple[str, list[Player], int, dict]:
     """An Original game after both setups: (game, players, step, a legal move of Red)."""
     gid, players = stratego_in_play(store, Ed25519PrivateKey.generate())
-    state = json.loads(store.r.get(game_key(gid, "state")))
+    state = store.state(gid)
     return gid, players, state["step"], next(get_engine("stratego").legal_moves(state, 0))
 
 
@@ -73,7 +72,7 @@ def _batch_rate(app: Any, store: Store, count: int, size: int) -> float:
     games = []
     for _ in range(size):
         gid, pair = stratego_in_play(store, server_key, players=pair)
-        state = json.loads(store.r.get(game_key(gid, "state")))
+        state = store.state(gid)
         games.append((gid, state["step"], next(get_engine("stratego").legal_moves(state, 0))))
     assert pair is not None
     environs = []

@@ -22,7 +22,6 @@ several waiting games), not one job per move.
 
 from __future__ import annotations
 
-import json
 import random
 import tempfile
 import time
@@ -46,7 +45,6 @@ from bench.common import (
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.domain.accept import submit_move
-from service.storage.keys import game_key
 from service.storage.resolve_queue import wake
 from service.storage.store import Store
 
@@ -82,7 +80,7 @@ def move_backlog(redis_url: str, store: Store, games: list[tuple[str, list[Playe
     # as it is stored, before this round wakes its game
     pubsub = subscribe_applied(conn)
     for gid, players in games:
-        state = json.loads(store.r.get(game_key(gid, "state")))
+        state = store.state(gid)
         if state["phase"] != "play":
             continue
         seat = state["to_act"][0]

@@ -48,6 +48,11 @@ successful-job counters) in the peak phase, and the batching bots' moves per POS
 Rate limits are off unless `--rate-limits` turns them on (far above the load, so that they
 cost what they cost in a deployment and refuse nothing).
 
+`--store cluster` puts the game store on a Redis Cluster of three masters of the bundled binary
+(tests/cluster/redis_cluster.py, AOF everysec like the Redis), beside the Redis that keeps the
+queue, the rate limits and the live feeds (docs/operations.md, "Redis Cluster store"); the load
+generator then reads games through a cluster client and hears commits on one node.
+
 Pooling: one `parley worker` by default (`--workers`), as `parley run` and the Procfile
 deploy. On 2 cores shared with the web tier, a second worker did not raise the moves applied
 per second (alternating runs: 360 and 373 moves/s with one worker, 319 and 337 with two; the
@@ -59,14 +64,17 @@ the pool that resolves the moves, so both are measured with the same pool
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import random
+import shutil
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -97,6 +105,42 @@ RATE_LIMITS_ON = {"PARLEY_RATE_LIMITS": "1", **{
 OBSERVER_RECHECK = 3.0  # s: a move not seen applied by then is checked in its meta hash
 PLAYER_RECHECK = 1.0  # s: likewise for a game thread waiting for its own move
 APPLY_TIMEOUT = 30.0  # s: a move not applied by then is lost
+
+
+@dataclass(frozen=True)
+class GameStore:
+    """Where the load generator reads games and hears commits: the queue's Redis, or (`--store
+    cluster`) a Redis Cluster, whose nodes forward every PUBLISH to each other."""
+
+    url: str
+    cluster: bool = False
+
+    def client(self) -> redis.Redis:
+        if self.cluster:
+            return redis.RedisCluster.from_url(self.url)
+        return redis.Redis.from_url(self.url)
+
+    def announcements(self) -> redis.Redis:
+        """A client for APPLIED_CHANNEL: one node of a cluster hears every commit."""
+        return redis.Redis.from_url(self.url)
+
+
+@contextlib.contextmanager
+def game_store(kind: str, redis_url: str) -> Iterator[tuple[GameStore, dict[str, str]]]:
+    """(where the games are, the settings that put them there) for `--store`: `single`, the
+    queue's Redis, or `cluster`, a 3-master Redis Cluster of the bundled binary."""
+    if kind == "single":
+        yield GameStore(redis_url), {}
+        return
+    from tests.cluster.redis_cluster import LocalCluster
+
+    data = Path(tempfile.mkdtemp(prefix="parley-bench-cluster-"))
+    try:
+        with LocalCluster(data, appendfsync="everysec") as cluster:
+            yield GameStore(cluster.url, cluster=True), {"PARLEY_STORE_URL": cluster.url,
+                                                         "PARLEY_STORE_CLUSTER": "1"}
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
 BATCH_MAX = 64  # envelopes per POST /v1/moves, games per GET /v1/views (the server's limit)
 BATCH_WAIT = 0.05  # s: a bot pair's longest wait for its first ready game
 WORKERS = 1  # `parley worker` processes (see "Pooling" above)
@@ -122,11 +166,11 @@ def next_slot_after(slot: float, interval: float, now: float) -> float:
     return slot + interval * max(1, math.ceil((now - slot) / interval))
 
 
-def _observer(redis_url: str, inbox: Any, out: Any, ready: Any) -> None:
+def _observer(store: GameStore, inbox: Any, out: Any, ready: Any) -> None:
     """Its own process (no GIL shared with the players): times every (game, seq, t0) it is sent
     from t0 to the first APPLIED_CHANNEL message with `applied >= seq`; reports latencies."""
-    r = redis.Redis.from_url(redis_url)
-    pubsub = subscribe_applied(r)
+    r = store.client()
+    pubsub = subscribe_applied(store.announcements())
     ready.set()
     lock = threading.Lock()
     pending: dict[str, dict[int, list[float]]] = {}  # gid -> seq -> [t0, next meta check]
@@ -291,12 +335,12 @@ class _Applied:
     """The latest `applied` of a loader's games, kept by one thread subscribed to
     APPLIED_CHANNEL, which wakes the game thread waiting for its move."""
 
-    def __init__(self, redis_url: str) -> None:
-        self.r = redis.Redis.from_url(redis_url)
+    def __init__(self, store: GameStore) -> None:
+        self.r = store.client()
         self.lock = threading.Lock()
         self.latest: dict[str, int] = {}  # only this loader's games
         self.waiting: dict[str, tuple[int, threading.Event]] = {}
-        self.pubsub = subscribe_applied(self.r)  # before any game exists
+        self.pubsub = subscribe_applied(store.announcements())  # before any game exists
         threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
@@ -353,7 +397,7 @@ class _Applied:
                     return applied >= seq
 
 
-def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
+def _loader(url: str, store: GameStore, games: int, start: float, seconds: float,
             rate: float | None, army: str, seed: int, out: Any, observed: Any) -> None:
     """Play `games` games concurrently from `start` (wall clock) for `seconds`; report."""
     from tests.players import TestPlayer
@@ -361,7 +405,7 @@ def _loader(url: str, redis_url: str, games: int, start: float, seconds: float,
     stop_at = start + seconds
     errors: list[str] = []
     lock = threading.Lock()
-    applied = _Applied(redis_url)
+    applied = _Applied(store)
     interval = games / rate if rate else None  # per game
 
     def error(text: str) -> None:
@@ -482,12 +526,12 @@ class _Ready(_Applied):
     awaited move is applied joins `ready` (its `_resolve`) and one event wakes the player
     thread."""
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, store: GameStore) -> None:
         # before the listener starts: it may call `_heard` at once
         self.awaited: dict[str, tuple[int, float, float]] = {}  # gid -> seq, check, deadline
         self.ready: list[str] = []
         self.event = threading.Event()
-        super().__init__(redis_url)
+        super().__init__(store)
 
     def _resolve(self, gid: str, applied: int) -> None:  # with lock held
         awaited = self.awaited.get(gid)
@@ -551,7 +595,7 @@ class _Table:
         self.seq = 0  # the game's latest move submitted
 
 
-def _bot_pair(url: str, redis_url: str, games: int, start: float, seconds: float,
+def _bot_pair(url: str, store: GameStore, games: int, start: float, seconds: float,
               rate: float | None, army: str, seed: int, out: Any, observed: Any) -> None:
     """Two bots play `games` games against each other from `start` (wall clock) for `seconds`,
     from one thread over one connection, a batch per request; report."""
@@ -561,7 +605,7 @@ def _bot_pair(url: str, redis_url: str, games: int, start: float, seconds: float
     errors: list[str] = []
     counts = {"posts": 0, "envelopes": 0}  # the batches posted in the measured window
     http = _Http(url)
-    applied = _Ready(redis_url)
+    applied = _Ready(store)
     chooser = random.Random(seed)
     interval = games / rate if rate else None  # per game
     bots = [TestPlayer(f"b{seed}-{i}").register(http) for i in range(2)]
@@ -754,12 +798,15 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
 
 
 def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float,
-              rate: float | None, army: str, batch: bool = False) -> dict[str, Any]:
-    """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`."""
+              rate: float | None, army: str, batch: bool = False,
+              store: GameStore | None = None) -> dict[str, Any]:
+    """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`; the games
+    are read from `store` (by default the queue's Redis, `redis_url`)."""
+    store = store or GameStore(redis_url)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     observed, latencies_out, ready = ctx.Queue(), ctx.Queue(), ctx.Event()
-    observer = ctx.Process(target=_observer, args=(redis_url, observed, latencies_out, ready))
+    observer = ctx.Process(target=_observer, args=(store, observed, latencies_out, ready))
     observer.start()
     if not ready.wait(60):  # subscribed before any move is posted
         observer.terminate()
@@ -767,7 +814,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     start = time.time() + 3 + games * loaders * 0.05  # time to register and create the games
     share = rate / loaders if rate else None  # each loader paces its own games
     target = _bot_pair if batch else _loader
-    procs = [ctx.Process(target=target, args=(url, redis_url, games, start, seconds, share,
+    procs = [ctx.Process(target=target, args=(url, store, games, start, seconds, share,
                                               army, n, out, observed)) for n in range(loaders)]
     for p in procs:
         p.start()
@@ -795,13 +842,16 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         workers: int = WORKERS, web: int = 2, loaders: int = 2,
         games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
-        mode: str = "both", bot_games: int | None = None, **_: Any) -> list[Figure]:
+        mode: str = "both", bot_games: int | None = None, store: str = "single",
+        **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
     bot_games = bot_games or (16 if quick else BOT_GAMES)
     modes = ("single", "batch") if mode == "both" else (mode,)
     system_tag = f"{worker_class}, {workers} workers, {web} web"
+    if store == "cluster":
+        system_tag += ", store on a 3-master cluster"
     limits_tag = ", rate limits on" if rate_limits else ""
     noop = Figure(f"e2e: RQ no-op jobs/s ({worker_class}, {workers} workers), mean of before "
                   f"and after the move phases", unit="jobs/s")
@@ -812,10 +862,11 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                                                    f"{bot_games} games{limits_tag}", batch=True)}
     for _ in range(runs):
         phases: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # mode -> (peak, half)
-        with bundled_redis() as redis_url:
+        with bundled_redis() as redis_url, game_store(store, redis_url) as (games_at, where):
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
                             web_processes=web, workers=workers, worker_class=worker_class,
                             env=RATE_LIMITS_ON if rate_limits else {})
+            system.env.update(where)  # after System's own settings, which drop a store URL
             system.start()
             try:
                 time.sleep(1.0)  # workers registered
@@ -824,9 +875,9 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                     batch = m == "batch"
                     n = bot_games if batch else games
                     peak = move_load(system.url, redis_url, loaders, n, seconds, None, army,
-                                     batch)
+                                     batch, games_at)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
-                                     peak["moves_per_s"] / 2, army, batch)
+                                     peak["moves_per_s"] / 2, army, batch, games_at)
                     phases[m] = (peak, half)
                 rq_after = noop_rate(redis_url, loaders, seconds)
             finally:
@@ -889,6 +940,9 @@ def _extra(p: Any) -> None:
                    help="rate limits on (set far above the load), as deployed by default")
     p.add_argument("--mode", default="both", choices=("both", "single", "batch"),
                    help="clients: one request per move, batching bots, or both side by side")
+    p.add_argument("--store", default="single", choices=("single", "cluster"),
+                   help="the game store on the queue's Redis, or on a Redis Cluster of three "
+                        "masters (the queue, rate limits and live feeds stay on the Redis)")
 
 
 if __name__ == "__main__":

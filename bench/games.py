@@ -73,7 +73,7 @@ def stratego_in_play(store: Store, server_key: Any, army: str = "original",
     engine = get_engine("stratego")
     gid, players = stratego_game(store, army, players)
     for seat in (0, 1):
-        state = json.loads(store.r.get(game_key(gid, "state")))
+        state = store.state(gid)
         move = next(engine.legal_moves(state, seat))
         submit_move(store, gid, players[seat].envelope(gid, seat, state["step"], move),
                     server_key)
@@ -108,7 +108,7 @@ def play_through_store(store: Store, gid: str, players: list[Player],
     engine = get_engine("stratego")
     config = Config()
     for seat, move in moves:
-        step = engine.decision(json.loads(store.r.get(game_key(gid, "state"))))["step"]
+        step = engine.decision(store.state(gid))["step"]
         submit_move(store, gid, players[seat].envelope(gid, seat, step, move), server_key)
         resolve_pending(store, gid)
         dispatch.flush(store, None, config, gid)  # type: ignore[arg-type]
@@ -121,8 +121,7 @@ def game_keys(store: Store, gid: str) -> list[str]:
 
 def raw_client(store: Store) -> redis.Redis:
     """A bytes (not decoding) client on the store's server, for DUMP and RESTORE."""
-    kwargs = {**store.r.connection_pool.connection_kwargs, "decode_responses": False}
-    return redis.Redis(connection_pool=redis.ConnectionPool(**kwargs))
+    return store.raw
 
 
 def snapshot(store: Store, gid: str) -> dict[str, bytes]:

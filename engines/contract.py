@@ -55,11 +55,21 @@ Contract v2 (DESIGN.md "Contract v2"; docs/architecture.md "Engine contract v2")
   `error_codes` (every code `check`, `apply` and `parse_move` raise, with one line each), and a
   text notation: `format_move(move)` and `parse_move(text)` round-trip every move `legal_moves`
   yields; `notation` describes the format in a sentence or two.
+
+Event sentences (optional)
+--------------------------
+`describe_event(event, name)` tells one event in a short English sentence from a reader's seat
+(mail: "Bob played a rum card and moved a pirate from square 7 to square 12."). `event` is what
+`view_event` showed that reader, so a sentence cannot leak what the view hides; `name(seat)` is
+a player's name, or "you" for the reader, and the sentence agrees with it ("You were", "Bob
+was"). It returns "" for an event not worth a line and None for a type it does not know, where
+the platform writes a generic sentence from the event's fields. The point is optional: callers
+use `event_sentence`, which gives None for an engine without the method.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
@@ -67,6 +77,8 @@ JSON = Any
 State = dict[str, Any]
 Move = dict[str, Any]
 Event = dict[str, Any]
+#: seat -> the player's name as a reader reads it ("you" for the reader's own seat)
+Namer = Callable[[int], str]
 
 
 class IllegalMove(Exception):
@@ -188,6 +200,18 @@ class Engine(Protocol):
     def parse_move(self, text: str) -> Move:
         """The move a text in the notation names; raises IllegalMove("bad_notation", ...)."""
         ...
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        """Optional: one sentence for an event as `view_event` showed it to a reader ("" not
+        worth a line, None: no sentence of the engine's own); see "Event sentences"."""
+        return None
+
+
+def event_sentence(engine: object, event: Mapping[str, JSON], name: Namer) -> str | None:
+    """The engine's sentence for an event, or None where it has none or no `describe_event`
+    at all (an engine written before the method existed)."""
+    describe = getattr(engine, "describe_event", None)
+    return None if describe is None else describe(event, name)
 
 
 def close_decision(state: State) -> None:

@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
     sub.add_parser("stream", help="run the stream process (SSE feeds and long polls)")
+    m = sub.add_parser("mail-in", help="receive mail replies (moves by reply) over SMTP or LMTP")
+    m.add_argument("--lmtp", action="store_true", help="speak LMTP instead of SMTP")
     f = sub.add_parser("fsck", help="check every stored game for damage (read-only); "
                                     "exit status 1 if any is damaged")
     f.add_argument("games", nargs="*", help="check only these game ids")
@@ -72,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         from service.stream.server import main as stream_main
 
         return stream_main()
+    if args.command == "mail-in":
+        from service.notify.mail_in import main as mail_in_main
+
+        return mail_in_main(lmtp=args.lmtp)
     if args.command == "redis":
         from service.ops.runner import run_redis
 

@@ -37,7 +37,10 @@ class Config:
     """
 
     def __init__(self) -> None:
-        self.REDIS_URL: str = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+        #: the embedded Redis's port (`parley run`, the Procfile's `parley redis`)
+        self.REDIS_PORT: int = _env_int("PARLEY_REDIS_PORT", 6390)
+        #: unset: the embedded Redis (`parley run` starts it and sets REDIS_URL for its children)
+        self.REDIS_URL: str = _env_str("REDIS_URL", f"redis://127.0.0.1:{self.REDIS_PORT}/0")
         self.STORE_URL: str = os.environ.get("PARLEY_STORE_URL") or self.REDIS_URL
         self.STORE_CLUSTER: bool = os.environ.get("PARLEY_STORE_CLUSTER") == "1"
         self.DATA_DIR: Path = Path(os.environ.get("PARLEY_DATA", "var")).resolve()
@@ -71,6 +74,8 @@ class Config:
         #: proxies in front of the web processes whose X-Forwarded-For is trusted (0: none,
         #: the peer address is the client's)
         self.PROXY_HOPS: int = _env_int("PARLEY_PROXY_HOPS", 0)
+        #: the bearer token `GET /metrics` requires; empty: only loopback clients may scrape
+        self.METRICS_TOKEN: str = os.environ.get("PARLEY_METRICS_TOKEN", "")
         #: games one player may hold that have not started yet (created or joined)
         self.MAX_OPEN_GAMES: int = _env_int("PARLEY_MAX_OPEN_GAMES", 50)
         self.MAX_KEYS_PER_PLAYER: int = _env_int("PARLEY_MAX_KEYS", 32)
@@ -83,6 +88,14 @@ class Config:
         self.SMTP_URL: str = os.environ.get("PARLEY_SMTP_URL", "")
         self.MAIL_FROM: str = os.environ.get("PARLEY_MAIL_FROM", "Parley <parley@localhost>")
         self.OUTBOX_DIR: Path = self.DATA_DIR / "outbox"
+        # ---- moves by mail reply (docs/notifications.md "Moves by reply") ----
+        #: replies go to move-<token>@ this domain (default: the domain of PARLEY_MAIL_FROM)
+        self.MAIL_REPLY_DOMAIN: str = _env_str(
+            "PARLEY_MAIL_REPLY_DOMAIN", self.MAIL_FROM.rsplit("@", 1)[-1].rstrip(">").strip()
+            or "localhost")
+        #: `parley mail-in` (SMTP, or LMTP with --lmtp) listens here
+        self.MAIL_IN_HOST: str = _env_str("PARLEY_MAIL_IN_HOST", "127.0.0.1")
+        self.MAIL_IN_PORT: int = _env_int("PARLEY_MAIL_IN_PORT", self.PORT + 2)
         self.WEBHOOK_ALLOW_PRIVATE: bool = os.environ.get("PARLEY_WEBHOOK_ALLOW_PRIVATE") == "1"
         self.WEBHOOK_TIMEOUT: float = float(os.environ.get("PARLEY_WEBHOOK_TIMEOUT", "10"))
         #: first retry after this many seconds, doubling each time
@@ -99,8 +112,6 @@ class Config:
         self.STREAM_URL: str = _env_str(
             "PARLEY_STREAM_URL", f"http://127.0.0.1:{self.STREAM_PORT}").rstrip("/")
         # ---- processes (docs/operations.md) ----
-        #: the embedded Redis's port, when `parley run` starts it (no REDIS_URL set)
-        self.REDIS_PORT: int = _env_int("PARLEY_REDIS_PORT", 6390)
         self.WEB_PROCESSES: int = _env_int("PARLEY_WEB_PROCESSES", 1)
         self.WEB_THREADS: int = _env_int("PARLEY_WEB_THREADS", 4)
         #: `simple` (jobs in the worker process) or `fork` (RQ's fork per job)
@@ -110,6 +121,12 @@ class Config:
         #: how often a worker sweeps for games whose wake was lost
         self.SWEEP_SECONDS: float = float(_env_str("PARLEY_SWEEP_SECONDS", "30"))
         self.ALLOW_UNSAFE_REDIS: bool = os.environ.get("PARLEY_ALLOW_UNSAFE_REDIS") == "1"
+        # ---- the archive of finished games (docs/operations.md "Archive") ----
+        #: a SQLAlchemy URL: SQLite (the default, in the data folder) or PostgreSQL
+        self.ARCHIVE_URL: str = _env_str(
+            "PARLEY_ARCHIVE_URL", f"sqlite:///{self.DATA_DIR / 'archive.sqlite3'}")
+        #: a finished game moves to the archive this many seconds after its end was notified
+        self.ARCHIVE_AFTER: float = float(_env_str("PARLEY_ARCHIVE_AFTER", "600"))
         # ---- the resolve queue's drainers (docs/performance.md) ----
         #: no new game after this many seconds of draining; how long an idle drainer waits
         self.DRAIN_SECONDS: float = float(_env_str("PARLEY_DRAIN_SECONDS", "0.5"))

@@ -19,7 +19,7 @@ def config() -> Config:
 @lru_cache(maxsize=1)
 def store() -> Store:
     cfg = config()
-    return Store.from_url(cfg.STORE_URL, cluster=cfg.STORE_CLUSTER)
+    return Store.from_config(cfg)
 
 
 @lru_cache(maxsize=1)

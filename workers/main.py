@@ -19,7 +19,7 @@ import threading
 from rq import SimpleWorker, Worker
 
 from service.ops.redis_check import ensure_safe
-from workers import context
+from workers import archiver, context
 from workers.resolve import sweep
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,10 @@ def _sweep_forever(stop: threading.Event) -> None:
             sweep(context.store(), context.queue())
         except Exception:  # a Redis hiccup: try again next period
             log.exception("periodic sweep failed")
+        try:
+            archiver.sweep(context.store())
+        except Exception:  # Redis or the archive unreachable: try again next period
+            log.exception("periodic archive sweep failed")
 
 
 def run_worker(burst: bool = False) -> None:
@@ -48,6 +52,7 @@ def run_worker(burst: bool = False) -> None:
         log.warning("start-up scan: %d games with pending moves were missing from the index",
                     missing)
     sweep(context.store(), queue)
+    archiver.schedule_unmarked(context.store(), context.config().ARCHIVE_AFTER)
     stop = threading.Event()
     if not burst:
         threading.Thread(target=_sweep_forever, args=(stop,), daemon=True).start()

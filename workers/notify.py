@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from service.domain.game import Game
-from service.notify import dispatch
+from service.notify import digest, dispatch
 from service.ops.server_key import load_server_key
 from service.storage.store import Store
 from workers import context
@@ -50,6 +50,10 @@ def sweep(store: Store, queue: Any) -> int:
             total += 1
         except Exception:
             log.exception("game %s: deadline %s of step %d failed", gid, kind, step)
+    try:
+        total += digest.send_due(store, context.config(), _server_key())
+    except Exception:
+        log.exception("sending the daily digests failed")
     return total
 
 

@@ -36,6 +36,7 @@ from service.domain.game import (
     start_game,
     write_resolutions,
 )
+from service.storage import metrics_records
 from service.storage.resolve_queue import leave, resolve_job_id, take, wait_ready, wake_again
 from service.storage.store import Store
 from workers import context, notify
@@ -56,7 +57,16 @@ READY_LOCK_WAIT = 1.0
 
 def resolve_game(gid: str) -> int:
     """RQ job: apply every pending move of one game, then of the games woken while it runs;
-    returns how many entries it resolved."""
+    returns how many entries it resolved. Its duration is counted (/metrics), once the moves
+    it resolved are committed and their locks released."""
+    started = time.monotonic()
+    try:
+        return _drain_from(gid)
+    finally:
+        metrics_records.record_job(context.store(), time.monotonic() - started)
+
+
+def _drain_from(gid: str) -> int:
     queue = context.queue()
     job = get_current_job()
     job_id = job.id if job is not None else resolve_job_id(gid)
@@ -112,9 +122,14 @@ def drain_many(gids: list[str], wait: float) -> int:
     one broken game fails its job alone, as before, and never the games taken with it)."""
     store = context.store()
     gids = list(dict.fromkeys(gids))  # a game can be woken twice before a drainer takes it
-    opened = store.open_for_resolve(gids, BATCH, LOCK_TTL_MS)
+    notes: list[dict[str, str]] = []  # each game's submit times, for the metrics
+    opened = store.open_for_resolve(gids, BATCH, LOCK_TTL_MS,
+                                    then=metrics_records.note_reads(gids), then_replies=notes)
+    noted = dict(zip(gids, notes, strict=True))
     held: list[tuple[str, str]] = []
     later: list[str] = []
+    reads: dict[str, list[tuple[int, dict[str, str]]]] = {}
+    tally = metrics_records.Tally()  # counted in the release's round trip
     total = 0
     try:
         plans: list[Resolution] = []
@@ -125,6 +140,7 @@ def drain_many(gids: list[str], wait: float) -> int:
                 continue
             token, read = got
             held.append((gid, token))
+            reads[gid] = read[2]  # its entries
             try:
                 planned = plan_resolve(gid, read)
             except Exception:  # this game alone: `drain` meets the error again and fails the job
@@ -137,8 +153,13 @@ def drain_many(gids: list[str], wait: float) -> int:
                 resolved.append((gid, planned))
             else:
                 later.append(gid)  # to be started first, or failed
-        resolved += zip([p.game.id for p in plans], write_resolutions(store, plans),
-                        strict=True)
+        written = write_resolutions(store, plans)
+        resolved += zip([p.game.id for p in plans], written, strict=True)
+        for plan, done in zip(plans, written, strict=True):
+            if done.count:  # committed (a commit that lost its guard wrote nothing)
+                gid = plan.game.id
+                tally.resolved(gid, reads[gid], plan.commit.rejected, noted[gid],
+                               done.caught_up)
         caught_up = []
         for gid, done in resolved:
             total += done.count
@@ -148,11 +169,11 @@ def drain_many(gids: list[str], wait: float) -> int:
                 caught_up.append(gid)
         notify.flush_resolved(store, context.queue(),
                               [done.game for _, done in resolved if done.game is not None])
-        store.release_locks(held, caught_up)
+        store.release_locks(held, caught_up, then=tally.take())
         held = []
     finally:
         if held:  # failed half-way: the locks go now rather than after their TTL
-            store.release_locks(held, [])
+            store.release_locks(held, [], then=tally.take())
     for gid in later:
         total += drain(gid, wait) or 0
     return total
@@ -166,6 +187,7 @@ def drain(gid: str, wait: float) -> int | None:
     store = context.store()
     total = 0
     caught_up = False
+    tally = metrics_records.Tally()
     with store.lock(gid, wait=wait, ttl_ms=LOCK_TTL_MS, clear_scheduled=True) as got:
         if not got:
             # another worker holds the game for longer than we waited: make sure a job follows
@@ -178,6 +200,10 @@ def drain(gid: str, wait: float) -> int | None:
             done = resolve(store, gid)
             total += done.count
             game = done.game or game
+            if done.count and done.game is not None:  # this rare path reads its entries back
+                first = done.game.applied + 1
+                metrics_records.tally_stored(store, tally, gid, first, first + done.count - 1,
+                                             done.caught_up)
             if done.count < BATCH:
                 caught_up = done.caught_up
                 break
@@ -185,6 +211,7 @@ def drain(gid: str, wait: float) -> int | None:
             notify.flush(store, context.queue(), gid, game=game)
     if caught_up:
         store.done_pending(gid)
+    metrics_records.record(store, tally)
     return total
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from engines.cartagena import board, rules, view
+from engines.cartagena import board, event_text, rules, view
 from engines.cartagena import notation as _notation
 from engines.cartagena.texts import MESSAGES
 from engines.contract import (
@@ -19,6 +19,7 @@ from engines.contract import (
     Decision,
     Event,
     Move,
+    Namer,
     OptionSpec,
     Result,
     Rng,
@@ -97,6 +98,9 @@ class Cartagena:
 
     def parse_move(self, text: str) -> Move:
         return _notation.parse_move(text)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe(event, name)
 
 
 ENGINE = Cartagena()

@@ -21,6 +21,7 @@ from engines.contract import (
     Event,
     IllegalMove,
     Move,
+    Namer,
     OptionSpec,
     Result,
     Rng,
@@ -30,6 +31,7 @@ from engines.contract import (
 from engines.elfenland import options as opts
 from engines.elfenland import race
 from engines.elfenland.errors import RACE_CODES
+from engines.elfenland.race import event_text as race_text
 from engines.elfenland.race import notation as race_notation
 from engines.elfenland.race.schema import RACE_MOVE_SCHEMA
 
@@ -164,6 +166,13 @@ class Elfenland:
         if event.get("mode") != "race" and war_module() is not None:
             return _war().view_event(event, seat)
         return race.view_event(event, seat)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        """One sentence for an event as the reader sees it: the race's or the war's, routed
+        as `view_event` routes it."""
+        if event.get("mode") != "race" and war_module() is not None:
+            return _war().describe_event(event, name)
+        return race_text.describe(event, name)
 
     def result(self, state: State) -> Result | None:
         """None while running, else winners, scores and reason (§8)."""

@@ -17,14 +17,15 @@ from engines.contract import (
     Decision,
     Event,
     Move,
+    Namer,
     OptionSpec,
     Result,
     Rng,
     State,
     Variant,
 )
+from engines.stortebeker import event_text, rules, state, view
 from engines.stortebeker import notation as _notation
-from engines.stortebeker import rules, state, view
 from engines.stortebeker.play import start_play
 from engines.stortebeker.texts import MESSAGES
 
@@ -93,6 +94,9 @@ class Stortebeker:
 
     def parse_move(self, text: str) -> Move:
         return _notation.parse_move(text)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe(event, name)
 
 
 ENGINE = Stortebeker()

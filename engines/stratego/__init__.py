@@ -16,6 +16,7 @@ from engines.contract import (
     Event,
     IllegalMove,
     Move,
+    Namer,
     OptionSpec,
     Result,
     Rng,
@@ -23,8 +24,8 @@ from engines.contract import (
     Variant,
     fill_options,
 )
+from engines.stratego import event_text, rules
 from engines.stratego import notation as _notation
-from engines.stratego import rules
 from engines.stratego import text as _text
 from engines.stratego import view as _view
 
@@ -103,6 +104,9 @@ class Stratego:
 
     def parse_move(self, text: str) -> Move:
         return _notation.parse_move(text)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe(event, name)
 
 
 ENGINE: Engine = Stratego()

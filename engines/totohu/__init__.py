@@ -14,6 +14,7 @@ from engines.contract import (
     Decision,
     Event,
     Move,
+    Namer,
     OptionSpec,
     Result,
     Rng,
@@ -21,8 +22,8 @@ from engines.contract import (
     Variant,
     first,
 )
+from engines.totohu import event_text, rules, text
 from engines.totohu import notation as _notation
-from engines.totohu import rules, text
 from engines.totohu import view as views
 
 
@@ -108,6 +109,10 @@ class Totohu:
 
     def parse_move(self, text: str) -> Move:
         return _notation.parse_move(text)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        """One sentence for an event as the reader sees it (`event_text`)."""
+        return event_text.describe(event, name)
 
 
 ENGINE = Totohu()

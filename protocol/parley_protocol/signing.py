@@ -26,6 +26,9 @@ BUNDLE_PREFIX = b"parley-audit-v1\n"
 KEY_PREFIX = b"parley-key-v1\n"
 #: the `key_id` of envelopes the server signs itself: a late seat's timeout action
 SERVER_KEY_ID = "server"
+#: the `key_id` of a move the server signs on a player's behalf from their mail reply
+#: (docs/audit.md §15): its nonce is the digest of the reply token that authorised it
+MAIL_KEY_ID = "mail"
 
 
 #: `issued_at` as RFC 3339 writes a moment: date, time, optional fraction, a zone

@@ -57,6 +57,8 @@ class Report:
     failure: str | None = None
     complete: bool = True
     server_key: str | None = None
+    #: the seqs of the entries the server signed on a player's behalf from a mail reply
+    mail_authorised: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -145,6 +147,7 @@ class _Verifier:
         self.audit = self._unwrap(bundle)
         self.game: str = ""
         self.keys: dict[str, tuple[int, bytes]] = {}  # key id -> (seat, raw public key)
+        self.by_mail: list[int] = []  # seqs of the mail-authorised entries
 
     def run(self, receipts: list[dict[str, Any]]) -> None:
         self._check_fields()
@@ -281,6 +284,12 @@ class _Verifier:
         n = len(self.audit["entries"])
         self.ok(f"log: {n} entries in order, {len(nonces)} signatures verified, chain head "
                 f"{chain[:16] or '(empty)'}...")
+        self.report.mail_authorised = list(self.by_mail)
+        if self.by_mail:
+            self.ok(f"mail-authorised: {len(self.by_mail)} entries signed by the server on the "
+                    f"player's behalf from a mail reply (entries "
+                    f"{', '.join(map(str, self.by_mail))}); the others are signed by the players"
+                    " or are timeout actions")
 
     def _check_entry(self, i: int, entry: Any, chain: str, nonces: dict[str, int],
                      finished: bool) -> str:
@@ -325,6 +334,9 @@ class _Verifier:
         key_id = _get(env, "key_id", str, where)
         if key_id == signing.SERVER_KEY_ID:
             self._check_server_envelope(where, env, payload)
+        elif key_id == signing.MAIL_KEY_ID:
+            self._check_mail_envelope(where, env, payload)
+            self.by_mail.append(seq)
         elif key_id not in self.keys:
             _fail(f"{where}: key {key_id} is not a key of any seated player")
         else:
@@ -356,6 +368,24 @@ class _Verifier:
                                       _get(env, "signature", str, where)):
             _fail(f"{where}: the server-signed timeout action does not verify with the "
                   f"server key")
+
+    def _check_mail_envelope(self, where: str, env: dict[str, Any],
+                             payload: dict[str, Any]) -> None:
+        """A mail-authorised move (docs/audit.md §15): signed by the server key on the player's
+        behalf, its nonce the SHA-256 of the one-time reply token (32 bytes), its `issued_at`
+        the moment the reply arrived."""
+        nonce = payload.get("nonce")
+        try:
+            digest = signing.b64url_decode(nonce) if isinstance(nonce, str) else b""
+        except ValueError:
+            digest = b""
+        if len(digest) != 32:
+            _fail(f"{where}: a mail-authorised entry's nonce is not a token digest (32 bytes)")
+        if signing.parse_issued_at(payload.get("issued_at")) is None:
+            _fail(f"{where}: a mail-authorised entry's issued_at is not an RFC 3339 moment")
+        if not signing.verify_payload(self._server_public(), payload,
+                                      _get(env, "signature", str, where)):
+            _fail(f"{where}: the mail-authorised move does not verify with the server key")
 
     # ---- receipts and the bundle signature ---------------------------------------------------
 

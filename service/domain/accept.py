@@ -22,6 +22,7 @@ from engines.contract import IllegalMove
 from service.domain.chain import (
     Accepted,
     Append,
+    append_counted,
     append_entry,
     append_outcome,
     entry_row,
@@ -29,6 +30,7 @@ from service.domain.chain import (
 )
 from service.domain.envelope import EnvelopeSchema
 from service.domain.game import Game, load_game
+from service.domain.game_reads import accept_inputs, reads_of
 from service.domain.problems import (
     BadSignature,
     Conflict,
@@ -39,6 +41,7 @@ from service.domain.problems import (
     NotFound,
     Problem,
 )
+from service.storage import metrics_records
 from service.storage.resolve_queue import wake
 from service.storage.store import Command, Store
 
@@ -116,7 +119,8 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
     checked = _check(store, server_key, envelope, canonical_env, key, meta, state_json, seen)
     if isinstance(checked, Accepted):
         return checked
-    return append_entry(store, server_key, checked, then=rider.with_append() if rider else ())
+    return append_counted(store, server_key, checked, "api",
+                          then=rider.with_append() if rider else ())
 
 
 def submit_moves(store: Store, envelopes: list[Any], server_key: Any
@@ -153,16 +157,26 @@ def submit_moves(store: Store, envelopes: list[Any], server_key: Any
                 results[i] = checked
             else:
                 appends.append((i, checked))
+    unappended: list[tuple[str, str]] = []
+    repeated = 0
     if appends:
         now = int(time.time())
         rows = [entry_row(append, now) for _, append in appends]
-        replies = store.accept_many(rows)
-        for (i, append), row, reply in zip(appends, rows, replies, strict=True):
+        moves = [(append.gid, append.nonce) for _, append in appends]
+        replies = store.accept_many(rows, then=metrics_records.accept_commands("api", moves))
+        for (i, append), row, reply, move in zip(appends, rows, replies, moves, strict=True):
             try:
-                results[i] = (append_outcome(store, server_key, append, reply, row[5], now)
-                              or append_entry(store, server_key, append))
+                accepted = (append_outcome(store, server_key, append, reply, row[5], now)
+                            or append_entry(store, server_key, append))
             except Problem as problem:
                 results[i] = problem
+                unappended.append(move)
+                continue
+            results[i] = accepted
+            repeated += not accepted.created
+    # a batch is never answered by the fast path, so its refusals are counted here, once
+    metrics_records.settle(store, [r.code for r in results if isinstance(r, Problem)],
+                           unappended, repeated)
     return results  # type: ignore[return-value]  # every slot is filled above
 
 
@@ -188,9 +202,10 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         raise BadSignature("The signature does not verify with this key.")
     if not meta:
         raise NotFound("No such game.", code="game_not_found")
+    meta, state_json, seen = accept_inputs(store, gid, payload["nonce"], meta, state_json, seen)
     game = Game.from_meta(gid, meta)
     if seen is not None:
-        existing = store.entries(gid, seen, seen)
+        existing = reads_of(store, game).entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
             return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
     _check_issued_at(payload["issued_at"])
@@ -256,7 +271,7 @@ def move_status(store: Store, game: Game, seq: int) -> dict[str, Any]:
         raise NotFound("No such move.", code="move_not_found")
     if seq > game.applied:
         return {"id": seq, "status": "queued"}
-    rejection = store.rejection(game.id, seq)
+    rejection = reads_of(store, game).rejection(game.id, seq)
     if rejection:
         return {"id": seq, "status": "rejected", **rejection}
     return {"id": seq, "status": "applied"}

@@ -15,17 +15,22 @@ from typing import Any
 from parley_protocol import signing
 
 from service.domain.game import Game
+from service.domain.game_reads import GameReads, reads_of
 from service.storage.store import Store
 
 FORMAT = "parley-audit-v1"
 
 
-def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
+def build_bundle(store: Store, game: Game, server_key: Any,
+                 reads: GameReads | None = None) -> dict[str, Any]:
+    """The bundle of `game` (its parts read from `reads`, by default where `reads_of` says:
+    a finished game from one consistent record, in Redis or in the archive)."""
+    reads = reads or reads_of(store, game)
     engine = game.engine
     finished = game.finished
-    rejections = store.rejections(game.id)
+    rejections = reads.rejections(game.id)
     entries = []
-    for seq, fields in store.entries(game.id, 1, game.head):
+    for seq, fields in reads.entries(game.id, 1, game.head):
         envelope = json.loads(fields["env"])
         entry: dict[str, Any] = {
             "seq": seq, "accepted_at": fields["t"], "entry_hash": fields["h"],
@@ -39,7 +44,7 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
         if finished or not engine.is_secret(move):
             entry["envelope"] = envelope
         entries.append(entry)
-    draws = [bundle_draw(d, finished) for d in store.draws(game.id)]
+    draws = [bundle_draw(d, finished) for d in reads.draws(game.id)]
     players = []
     for seat, pid in enumerate(game.players):
         keys = {}
@@ -49,7 +54,7 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
                 if key:
                     keys[key_id] = key["public_key"]
         players.append({"seat": seat, "player": pid, "keys": keys})
-    secret = store.secret(game.id) if finished else {}
+    secret = reads.secret(game.id) if finished else {}
     bundle = {
         "format": FORMAT,
         "game": game.id,
@@ -67,7 +72,7 @@ def build_bundle(store: Store, game: Game, server_key: Any) -> dict[str, Any]:
         "draws": draws,
         # unsalted hashes of states holding secrets would let a player test guesses of a
         # hidden choice: published only once everything is public
-        "state_hashes": [{"seq": s, "hash": h} for s, h in store.hashes(game.id)]
+        "state_hashes": [{"seq": s, "hash": h} for s, h in reads.hashes(game.id)]
         if finished else [],
         "result": game.result,
         "server_key": signing.public_key_b64(server_key),
@@ -92,12 +97,13 @@ def bundle_draw(draw: dict[str, Any], finished: bool) -> dict[str, Any]:
 EVENTS_PAGE = 1000
 
 
-def all_events(store: Store, game: str) -> list[dict[str, Any]]:
-    """Every stored event of the game in order, in the shape of `GET /events`."""
+def all_events(reads: GameReads, game: str) -> list[dict[str, Any]]:
+    """Every stored event of the game in order, in the shape of `GET /events` (read from the
+    store, or from a finished game's record: `reads_of`)."""
     out: list[dict[str, Any]] = []
     after = 0
     while True:
-        page = store.events(game, after, EVENTS_PAGE)
+        page = reads.events(game, after, EVENTS_PAGE)
         out += [{"id": eid, "seq": rec["seq"], "step": rec["step"], "event": rec["event"]}
                 for eid, rec in page]
         if len(page) < EVENTS_PAGE:

@@ -18,6 +18,7 @@ from typing import Any
 from parley_protocol import signing
 
 from service.domain.problems import Conflict
+from service.storage import metrics_records
 from service.storage.store import Command, Store, iso
 
 
@@ -100,19 +101,51 @@ def server_envelope(server_key: Any, gid: str, seat: int, step: int,
     """
     nonce = signing.b64url_encode(
         hashlib.sha256(f"timeout|{gid}|{step}|{seat}".encode()).digest()[:18])
-    payload = {"game": gid, "seat": seat, "step": step, "move": move, "nonce": nonce,
-               "issued_at": "timeout"}
-    return {"payload": payload, "key_id": signing.SERVER_KEY_ID,
+    return _signed(server_key, signing.SERVER_KEY_ID, {
+        "game": gid, "seat": seat, "step": step, "move": move, "nonce": nonce,
+        "issued_at": "timeout"})
+
+
+def mail_envelope(server_key: Any, gid: str, seat: int, step: int, move: dict[str, Any],
+                  token_digest: str, received_at: str) -> dict[str, Any]:
+    """The envelope of a move made by mail reply, signed with the server key on the player's
+    behalf (docs/audit.md §15): the nonce is the reply token's digest, so one token makes at
+    most one move (a second reply is a duplicate nonce)."""
+    return _signed(server_key, signing.MAIL_KEY_ID, {
+        "game": gid, "seat": seat, "step": step, "move": move, "nonce": token_digest,
+        "issued_at": received_at})
+
+
+def _signed(server_key: Any, key_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"payload": payload, "key_id": key_id,
             "signature": signing.sign_payload(server_key, payload)}
 
 
-def append_server_move(store: Store, server_key: Any, gid: str, seat: int, step: int,
-                       move: dict[str, Any]) -> Accepted:
-    """Append a server-signed timeout action to the move stream (refused if the step moved)."""
-    envelope = server_envelope(server_key, gid, seat, step, move)
+def append_server_move(store: Store, server_key: Any, envelope: dict[str, Any]) -> Accepted:
+    """Append an envelope the server signed (a timeout action, a mail-authorised move) to the
+    move stream; refused if its step has passed."""
     canonical_env = signing.canonical(envelope).decode("utf-8")
-    return append_entry(store, server_key, Append(gid, step, envelope["payload"]["nonce"],
-                                              canonical_env, None))
+    payload = envelope["payload"]
+    return append_counted(store, server_key, Append(payload["game"], payload["step"],
+                                                    payload["nonce"], canonical_env, None),
+                          "server")
+
+
+def append_counted(store: Store, server_key: Any, append: Append, source: str,
+                   then: Sequence[Command] = ()) -> Accepted:
+    """`append_entry`, counted for /metrics as accepted from `source` (api, server): the count
+    and the move's submit time ride in the append's own round trip, and are taken back (one
+    more round trip, rare) when the accepting script refuses the move or finds it stored."""
+    moves = [(append.gid, append.nonce)]
+    try:
+        accepted = append_entry(store, server_key, append,
+                                then=[*then, *metrics_records.accept_commands(source, moves)])
+    except Conflict:
+        metrics_records.settle(store, unappended=moves, source=source)
+        raise
+    if not accepted.created:  # a re-post that raced its first post
+        metrics_records.settle(store, repeated=1, source=source)
+    return accepted
 
 
 def receipt(server_key: Any, gid: str, seq: int, fields: dict[str, str]) -> dict[str, Any]:

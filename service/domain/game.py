@@ -20,7 +20,9 @@ from parley_protocol import signing
 from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service.domain import live_feed, notices
+from service.domain import game_reads, live_feed, notices
+from service.storage.archive import archived_meta
+from service.storage.game_records import is_archived
 from service.storage.store import Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
@@ -167,7 +169,7 @@ def events_page(store: Store, game: Game, pid: str | None, after: int, limit: in
     engine = game.engine
     out = []
     cursor = after
-    for eid, rec in store.events(game.id, after, limit):
+    for eid, rec in game_reads.reads_of(store, game).events(game.id, after, limit):
         cursor = eid
         event = rec["event"]
         if not game.finished and event.get("type") not in PLATFORM_EVENTS:
@@ -179,7 +181,10 @@ def events_page(store: Store, game: Game, pid: str | None, after: int, limit: in
 
 
 def load_game(store: Store, gid: str) -> Game | None:
+    """The game's meta hash, decoded: from Redis, or from the archive once it has moved."""
     meta = store.meta(gid)
+    if is_archived(meta):
+        meta = archived_meta(store, gid)
     return Game.from_meta(gid, meta) if meta else None
 
 
@@ -305,7 +310,7 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
     without touching the store: a Resolution to write, a Resolved with nothing to write, or
     None for a game that must be started first (`start_game`)."""
     meta, state_json, entries, draw_index, server_seed = read
-    if not meta:
+    if not meta or is_archived(meta):  # no such game, or finished and in the archive
         return Resolved(0, True)
     if meta["status"] == "full":
         return None

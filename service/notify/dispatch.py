@@ -31,10 +31,11 @@ from typing import Any
 from rq import Queue
 
 from service.config import Config
-from service.domain import notices
-from service.domain.chain import append_server_move
+from service.domain import mail_moves, notices
+from service.domain.chain import append_server_move, server_envelope
 from service.domain.game import Game, load_game
-from service.notify import letters, mail, webhooks
+from service.notify import digest, letters, mail, webhooks
+from service.storage import game_records, metrics_records
 from service.storage import notify_records as records
 from service.storage.resolve_queue import wake
 from service.storage.store import Store, now_iso
@@ -94,11 +95,18 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) 
     # each player once, however many of the games they sit in (a bot's batch)
     outboxes, reach = records.read_outboxes(store, [game.id for game in games], players)
     taken = []
+    ended: list[str] = []  # games whose end this flush tells: they move to the archive later
     for game, items in zip(games, outboxes, strict=True):
         for raw in items:
-            _dispatch(store, queue, config, game, json.loads(raw), reach)
+            notice = json.loads(raw)
+            _dispatch(store, queue, config, game, notice, reach)
+            if notice["type"] == notices.GAME_FINISHED and game.id not in ended:
+                ended.append(game.id)
         taken.append(len(items))
+    game_records.mark_for_archive(store, ended, config.ARCHIVE_AFTER)
     records.trim_outboxes(store, [(game.id, n) for game, n in zip(games, taken, strict=True)])
+    if config.ARCHIVE_AFTER <= 0:
+        game_records.enqueue_archive(queue, ended)
     return taken
 
 
@@ -147,12 +155,21 @@ def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> 
 
 def deliver(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
             attempt: int) -> str:
-    """Make attempt `attempt` of a delivery, at most once; returns the delivery's status."""
+    """Make attempt `attempt` of a delivery, at most once; returns the delivery's status,
+    which is counted by channel (/metrics)."""
     record = records.claim_attempt(store, did, attempt, now_iso())
     if record is None:
         return "claimed"
     if not record:  # expired (kept 30 days); the claim just made went with it
         return "missing"
+    outcome = _attempt(store, queue, config, server_key, did, record, attempt)
+    metrics_records.record_delivery(store, record["channel"], outcome)
+    return outcome
+
+
+def _attempt(store: Store, queue: Queue, config: Config, server_key: Any, did: str,
+             record: dict[str, str], attempt: int) -> str:
+    """A claimed attempt of a delivery -> its status."""
     notice = json.loads(record["notice"])
     game = load_game(store, record["game"])
     if game is None:
@@ -195,6 +212,8 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         return _finish(store, did, "skipped", "the player has no email address")
     if not mail.wants_mail(store, pid, game.id, notice["type"]):
         return _finish(store, did, "suppressed", "the player turned this mail off")
+    if digest.wants_digest(player) and notice["type"] in digest.DIGESTED:
+        return _finish(store, did, "suppressed", "in the player's daily digest")
     # the thread's first mail takes its root id; what it tells starts where the player's last
     # turn mail stopped, frozen at the first attempt so that a retry says the same
     first, told = records.join_thread(store, pid, game.id, did)
@@ -202,10 +221,15 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         told = int(record["mail_after"])
     else:
         records.update_delivery(store, did, {"mail_after": str(told)})
-    letter = letters.write(store, config, game, notice, player, pid, told)
+    reply = None
+    if mail_moves.allows_mail_moves(player) and letters.asks_to_move(game, notice):
+        token = mail_moves.issue(store, server_key, game.id, notice["seat"], notice["step"], pid)
+        reply = mail_moves.reply_address(config.MAIL_REPLY_DOMAIN, token)
+    letter = letters.write(store, config, game, notice, player, pid, told, reply)
     root = letters.thread_root(game.id, pid)
     msg = mail.compose(config, to=player["email"], subject=letter.subject, body=letter.text,
                        html=letter.html, message_id=root if first else did, thread=root,
+                       reply_to=reply,
                        headers={"X-Parley-Event": notice["type"]},
                        unsubscribe=mail.unsubscribe_url(config, server_key, pid, game.id))
     started = time.monotonic()
@@ -395,8 +419,8 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
     for seat in late:
         move = game.engine.default_move(state, seat) if state is not None else None
         try:
-            fresh |= append_server_move(store, server_key, gid, seat, step,
-                                        move or {"type": "resign"}).schedule
+            envelope = server_envelope(server_key, gid, seat, step, move or {"type": "resign"})
+            fresh |= append_server_move(store, server_key, envelope).schedule
         except Exception as err:  # the step moved on meanwhile: the seat was not late after all
             log.info("game %s: timeout action for seat %d not taken: %s", gid, seat, err)
     _record(store, gid, [notices.notice(notices.TIMED_OUT, s, step) for s in late])

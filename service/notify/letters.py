@@ -27,6 +27,7 @@ from service.client.move_input import label
 from service.config import Config
 from service.domain import notices
 from service.domain.game import PLATFORM_EVENTS, Game
+from service.domain.game_reads import reads_of
 from service.notify import prose
 from service.storage.store import Store
 
@@ -89,9 +90,10 @@ def when(epoch: float, zone: ZoneInfo) -> str:
 
 
 def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
-          player: dict[str, str], pid: str, after: int) -> Letter:
+          player: dict[str, str], pid: str, after: int, reply: str | None = None) -> Letter:
     """The mail of one notice to the player `pid` holding seat `notice["seat"]`; the events
-    told are those after event id `after` (the last one the previous turn mail told)."""
+    told are those after event id `after` (the last one the previous turn mail told); `reply`:
+    the address that takes this turn's move by reply, if any."""
     kind, seat = notice["type"], notice["seat"]
     engine = game.engine
     names = names_of(store, game)
@@ -125,19 +127,85 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
             lines.append(f"  ({skipped} earlier events are in the game's event log.)")
         lines += [f"- {sentence}" for sentence in story]
 
-    state = store.state(game.id) if game.status != "open" else None
+    asked = kind in _ASKED_TO_MOVE
+    lines += _position(store, game, seat, seat_name, due_text, asked, reply)
+    lines += ["", *_footer(config, game, notice)]
+    text = "\n".join(lines) + "\n"
+    return Letter(subject_of(game, names, pid), text, _html(text), told)
+
+
+def asks_to_move(game: Game, notice: dict[str, Any]) -> bool:
+    """This notice's mail lists the seat's legal moves (and so may take a reply move)."""
+    return (notice["type"] in _ASKED_TO_MOVE and game.status == "active"
+            and notice["seat"] in game.to_act and notice["step"] == game.step)
+
+
+def answer(store: Store, config: Config, game: Game | None, seat: int | None,
+           player: dict[str, str], pid: str | None, why: str, reply: str | None) -> Letter:
+    """The answer to a reply that made no move: what was wrong and, where it is still this
+    seat's turn, the position and the legal moves again (`reply`: where to answer now)."""
+    lines = [f"Hello {player.get('name') or 'there'},", "",
+             *textwrap.wrap(f"Your reply could not be played: {why} Nothing was changed.",
+                            WIDTH)]
+    subject = "Parley: your reply"
+    if game is not None and seat is not None and pid is not None:
+        names = names_of(store, game)
+        subject = subject_of(game, names, pid)
+        due = _deadline(game)
+        due_text = when(due, time_zone(player)) if due is not None and \
+            game.status == "active" else None
+        lines += _position(store, game, seat, prose.seat_namer(names, seat), due_text,
+                           True, reply)
+        lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), seat {seat}, step {game.step}",
+                  f"Game:  {config.BASE_URL}/v1/games/{game.id}"]
+    else:
+        lines += ["", "The games where it is your turn: "
+                      f"{config.BASE_URL}/v1/players/me/games?turn=mine"]
+    text = "\n".join(lines) + "\n"
+    return Letter(f"Re: {subject}", text, _html(text), 0)
+
+
+def digest(store: Store, config: Config, player: dict[str, str], pid: str,
+           waiting: list[tuple[Game, int, str | None]]) -> Letter:
+    """The daily digest: every game where it is the player's turn, each with its board, its
+    numbered moves and its own reply address (game, seat, the address or None)."""
+    zone = time_zone(player)
+    count = f"{len(waiting)} game{'s' if len(waiting) != 1 else ''}"
+    lines = [f"Hello {player.get('name') or 'there'},", "",
+             f"It is your turn in {count}."]
+    for n, (game, seat, reply) in enumerate(waiting, 1):
+        names = names_of(store, game)
+        others = [name for i, name in enumerate(names) if i != seat]
+        due = _deadline(game)
+        lines += ["", f"== {n}. {game.engine.title} with {prose.join(others)} "
+                      f"(game {game.id}) =="]
+        lines += _position(store, game, seat, prose.seat_namer(names, seat),
+                           when(due, zone) if due is not None else None, True, reply,
+                           own_mail=len(waiting) == 1)
+    lines += ["", "-- ", "You get one digest a day instead of a mail per turn: change it with "
+              f"PATCH {config.BASE_URL}/v1/players/{pid} (mail_digest \"off\")."]
+    text = "\n".join(lines) + "\n"
+    return Letter(f"Parley: your move in {count}", text, _html(text), 0)
+
+
+def _position(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer,
+              due_text: str | None, asked: bool, reply: str | None,
+              own_mail: bool = True) -> list[str]:
+    """The board from this seat, whose turn, the deadline and, when the seat is asked to
+    move, its legal moves and how to play one (by mail to `reply` when given: as a reply to
+    this mail if it is the mail's own reply address, `own_mail`)."""
+    engine = game.engine
+    state = reads_of(store, game).state(game.id) if game.status != "open" else None
+    lines: list[str] = []
     if state is not None:
         lines += ["", engine.render_text(engine.view(state, seat)).rstrip()]
     if game.status == "active":
         lines += ["", _whose_turn(game, seat, seat_name)]
         if due_text:
             lines.append(f"Deadline: {due_text}.")
-        if state is not None and seat in game.to_act and kind in _ASKED_TO_MOVE:
-            lines += ["", *_legal_moves(engine, state, seat, game.id)]
-
-    lines += ["", *_footer(config, game, notice)]
-    text = "\n".join(lines) + "\n"
-    return Letter(subject_of(game, names, pid), text, _html(text), told)
+        if state is not None and seat in game.to_act and asked:
+            lines += ["", *_legal_moves(engine, state, seat, game.id, reply, own_mail)]
+    return lines
 
 
 def _deadline(game: Game) -> float | None:
@@ -167,14 +235,15 @@ def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, afte
     told = after
     story: deque[str] = deque(maxlen=EVENTS_TOLD)
     total = 0
+    reads = reads_of(store, game)  # a finished game: one record, in Redis or the archive
     while True:
-        page = store.events(game.id, told, _PAGE)
+        page = reads.events(game.id, told, _PAGE)
         for eid, rec in page:
             told = eid
             event = rec["event"]
             if not game.finished and event.get("type") not in PLATFORM_EVENTS:
                 event = engine.view_event(event, seat)
-            sentence = prose.describe(event, seat_name) if event else None
+            sentence = prose.describe(event, seat_name, engine) if event else None
             if sentence:
                 story.append(sentence)
                 total += 1
@@ -182,9 +251,11 @@ def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, afte
             return told, list(story), total - len(story)
 
 
-def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str) -> list[str]:
+def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str,
+                 reply: str | None, own_mail: bool = True) -> list[str]:
     """The legal moves numbered as `parley view` numbers them (so "3" means the same move),
-    or, where there are too many (or only examples), how to write one."""
+    or, where there are too many (or only examples), how to write one; then how to play it:
+    by replying (when `reply` is the address to answer) or with `parley move`."""
     moves = list(itertools.islice(engine.legal_moves(state, seat), LEGAL_MOVES_LISTED + 1))
     if not moves:
         return []
@@ -192,15 +263,25 @@ def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str) -> 
     if complete and len(moves) <= LEGAL_MOVES_LISTED:
         out = ["Your legal moves:"]
         out += [f"  {i:>3}  {label(engine, move)}" for i, move in enumerate(moves)]
-        out.append(f"Play one with `parley move {gid} <number or move>` (numbers as "
-                   f"`parley view {gid}` lists them), or 'resign'.")
-        return out
-    examples = list(dict.fromkeys(label(engine, m) for m in (moves[0], moves[-1])))
-    how = "There are many legal moves" if complete else "Any valid arrangement is allowed"
-    return [*textwrap.wrap(f"{how}; write yours in the game's notation. {engine.notation}",
-                           WIDTH),
-            "For example: " + " or ".join(f"'{e}'" for e in examples) + ".",
-            f"Play it with `parley move {gid} '<move>'`."]
+        how = [f"Play one with `parley move {gid} <number or move>` (numbers as "
+               f"`parley view {gid}` lists them), or 'resign'."]
+        by_mail = "the number of your move (or the move, or 'resign')"
+    else:
+        examples = list(dict.fromkeys(label(engine, m) for m in (moves[0], moves[-1])))
+        intro = "There are many legal moves" if complete else "Any valid arrangement is allowed"
+        out = [*textwrap.wrap(f"{intro}; write yours in the game's notation. "
+                              f"{engine.notation}", WIDTH),
+               "For example: " + " or ".join(f"'{e}'" for e in examples) + "."]
+        how = [f"Play it with `parley move {gid} '<move>'`."]
+        by_mail = "your move (or 'resign')"
+    if reply and own_mail:
+        how = textwrap.wrap(f"To play, reply to this mail with {by_mail} on the first line, "
+                            f"above the quoted text (the reply goes to {reply}). Or: {how[0]}",
+                            WIDTH, break_on_hyphens=False)
+    elif reply:
+        how = textwrap.wrap(f"To play, write to {reply} with {by_mail} on the first line. "
+                            f"Or: {how[0]}", WIDTH, break_on_hyphens=False)
+    return out + how
 
 
 def _footer(config: Config, game: Game, notice: dict[str, Any]) -> list[str]:
@@ -217,11 +298,16 @@ def _footer(config: Config, game: Game, notice: dict[str, Any]) -> list[str]:
     return lines
 
 
-_URL = re.compile(r"https?://[^\s<>\"']+")
+_URL = re.compile(r"https?://[^\s<>\"']+|move-[a-z2-7]+@[A-Za-z0-9.-]*[A-Za-z0-9]")
+
+
+def _link(target: str) -> str:
+    return target if target.startswith("http") else f"mailto:{target}"
 
 
 def _html(text: str) -> str:
     """The same text, monospaced (boards line up in every client), links clickable."""
-    body = _URL.sub(lambda m: f'<a href="{m[0]}">{m[0]}</a>', html.escape(text, quote=False))
+    body = _URL.sub(lambda m: f'<a href="{_link(m[0])}">{m[0]}</a>',
+                    html.escape(text, quote=False))
     return ("<!DOCTYPE html>\n<html><body>\n<pre style=\"font-family: monospace\">"
             f"{body}</pre>\n</body></html>\n")

@@ -85,11 +85,14 @@ def unsubscribe_url(config: Config, server_key: Any, pid: str, gid: str) -> str:
 
 def compose(config: Config, *, to: str, subject: str, body: str, message_id: str,
             unsubscribe: str | None, html: str | None = None, thread: str | None = None,
-            headers: dict[str, str] | None = None) -> EmailMessage:
+            headers: dict[str, str] | None = None, reply_to: str | None = None,
+            answering: str | None = None) -> EmailMessage:
     """A mail: plain text first, then `html` as an alternative part if given.
 
     `thread` names the thread's first mail (ids without brackets and domain): a mail that is
     not that one answers it (`In-Reply-To`, `References`), so clients show one conversation.
+    `answering` is the Message-ID of a player's mail this one answers (then it is marked
+    `Auto-Submitted: auto-replied`, RFC 3834); `reply_to` where replies go (a move by reply).
     """
     msg = EmailMessage()
     msg["From"] = config.MAIL_FROM
@@ -97,10 +100,15 @@ def compose(config: Config, *, to: str, subject: str, body: str, message_id: str
     msg["Subject"] = subject
     msg["Date"] = formatdate(localtime=False)
     msg["Message-ID"] = f"<{message_id}@parley>"
-    if thread and thread != message_id:
-        msg["In-Reply-To"] = f"<{thread}@parley>"
-        msg["References"] = f"<{thread}@parley>"
-    msg["Auto-Submitted"] = "auto-generated"
+    references = [f"<{thread}@parley>"] if thread and thread != message_id else []
+    if answering:
+        references.append(answering)
+    if references:
+        msg["In-Reply-To"] = references[-1]
+        msg["References"] = " ".join(references)
+    msg["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
+    if reply_to:
+        msg["Reply-To"] = reply_to
     for name, value in (headers or {}).items():
         msg[name] = value
     if unsubscribe:

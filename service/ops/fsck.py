@@ -15,7 +15,8 @@ For each game (the `parley:games` index, or the ids given) it checks, and report
 The log and replay checks are the offline verifier's (`parley_protocol.verify`), run on an
 unredacted bundle built from the store with `service.domain.audit_bundle.build_bundle`: there is
 one implementation of "what a correct game looks like". fsck writes nothing; a damaged game is
-for an operator to restore from a backup (docs/operations.md).
+for an operator to restore from a backup (docs/operations.md). A game named that has moved to
+the archive is checked as the archive holds it (docs/operations.md "Archive").
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from parley_protocol.verify import Replay, VerificationFailed, check_log, compar
 
 from service.domain.audit_bundle import all_events, build_bundle
 from service.domain.game import Game
+from service.storage.archive import archived_record
+from service.storage.game_records import GameRecord, is_archived
 from service.storage.store import Store
 
 
@@ -83,11 +86,16 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
     if not meta:
         check.problems.append("the index names it, but its meta hash is missing")
         return
+    reads: Store | GameRecord = store
+    if is_archived(meta):  # checked as the archive holds it
+        reads = archived_record(store, gid)
+        meta = reads.meta(gid)
+        check.checked.append("archived")
     game = Game.from_meta(gid, meta)
     check.status = game.status
     if not 0 <= game.applied <= game.head:
         check.problems.append(f"applied {game.applied} is beyond head {game.head}")
-    stream = store.entries(gid, 1, 2**62)
+    stream = reads.entries(gid, 1, 2**62)
     seqs = [seq for seq, _ in stream]
     if seqs != list(range(1, game.head + 1)):
         missing = sorted(set(range(1, game.head + 1)) - set(seqs))
@@ -95,9 +103,9 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
         check.problems.append(f"the move stream holds {len(seqs)} entries for head "
                               f"{game.head} (missing {missing[:5]}, extra {extra[:5]})")
         return  # the verifier would only repeat this
-    _check_nonces(store, gid, stream, check)
+    _check_nonces(reads, gid, stream, check)
     if game.status in ("open", "full"):
-        if game.head or store.has_state(gid):
+        if game.head or reads.has_state(gid):
             check.problems.append("a game that has not started has moves or a state")
         check.checked.append("not started")
         return
@@ -109,10 +117,10 @@ def _check(store: Store, gid: str, key: Ed25519PrivateKey, check: GameCheck) -> 
                               f"chain of the log ends in {chain!r}: the next receipt would "
                               f"not chain onto the log")
     check.checked.append(f"log of {game.head} entries and its chain")
-    _check_state(store, gid, game, bundle, check)
+    _check_state(reads, gid, game, bundle, check)
 
 
-def _check_nonces(store: Store, gid: str, stream: list[tuple[int, dict[str, str]]],
+def _check_nonces(store: Store | GameRecord, gid: str, stream: list[tuple[int, dict[str, str]]],
                   check: GameCheck) -> None:
     stored = store.nonces(gid)
     logged: dict[str, str] = {}
@@ -137,7 +145,7 @@ def _unredacted_bundle(store: Store, game: Game, key: Ed25519PrivateKey) -> dict
     return bundle
 
 
-def _check_state(store: Store, gid: str, game: Game, bundle: dict[str, Any],
+def _check_state(store: Store | GameRecord, gid: str, game: Game, bundle: dict[str, Any],
                  check: GameCheck) -> None:
     state_json = store.state_json(gid)
     hashes = store.hashes(gid)
@@ -185,7 +193,7 @@ def main(ids: list[str], out: Any) -> int:
     from service.config import Config
 
     config = Config()
-    store = Store.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER)
+    store = Store.from_config(config)
     damaged = 0
     total = 0
     for check in fsck(store, ids or None):

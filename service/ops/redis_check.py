@@ -8,12 +8,16 @@ managed Redis that hides CONFIG, or a throwaway test instance), and says so in t
 from __future__ import annotations
 
 import logging
+import time
 
 import redis
 
 from service.config import Config
 
 log = logging.getLogger(__name__)
+
+#: how long a process starting up waits for its Redis (less than gunicorn's 30 s worker timeout)
+START_WAIT_SECONDS = 15.0
 
 
 class UnsafeRedis(RuntimeError):
@@ -37,9 +41,26 @@ def problems(client: redis.Redis) -> list[str]:
     return found
 
 
+def _wait_until_up(client: redis.Redis) -> None:
+    """Processes started together (a Procfile runner starts every line at once) may come up
+    before their Redis: wait for it a while rather than fail."""
+    deadline = time.monotonic() + START_WAIT_SECONDS
+    while True:
+        try:
+            client.ping()
+            return
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def ensure_safe(url: str, what: str) -> None:
-    """Raise UnsafeRedis unless the Redis at `url` is safe or the override is set."""
-    found = problems(redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5))
+    """Raise UnsafeRedis unless the Redis at `url` is safe or the override is set (waiting up
+    to START_WAIT_SECONDS for it to answer)."""
+    client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+    _wait_until_up(client)
+    found = problems(client)
     if not found:
         return
     if Config().ALLOW_UNSAFE_REDIS:

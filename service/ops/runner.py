@@ -1,13 +1,20 @@
 """`parley run`: the whole system on one machine with embedded defaults.
 
-Starts the bundled Redis (unless REDIS_URL is set), one gunicorn web process on
-127.0.0.1:$PARLEY_PORT and one RQ worker with the scheduler; Ctrl-C (or SIGTERM) stops the web
-and the worker first, letting in-flight requests and jobs finish, and Redis last.
+Starts the bundled Redis (unless REDIS_URL is set), then the processes of `children`: one
+gunicorn web process on 127.0.0.1:$PARLEY_PORT, one RQ worker with the scheduler, the
+stream process and the inbound mail receiver (`parley mail-in`, replies that make moves).
+Ctrl-C (or SIGTERM) stops them first, letting in-flight requests and jobs finish, and Redis
+last.
+
+Every child runs in a session of its own, so that a terminal's Ctrl-C reaches only this
+supervisor and the stop keeps its order; and every child is tied to the supervisor
+(`service.ops.child_process`), so that a supervisor killed outright (`kill -9`) takes them
+with it instead of leaving them holding the ports. The web process's own workers stop with
+their master.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import subprocess
@@ -15,77 +22,131 @@ import sys
 import time
 
 from service.config import Config, appendfsync
-from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.child_process import die_with_parent
+from service.ops.embedded_redis import (
+    RedisStartError,
+    start_redis,
+    stop_redis,
+    wait_for_clients_to_leave,
+)
 
-log = logging.getLogger(__name__)
+#: how long each child may take over a graceful stop before it is killed (gunicorn's own
+#: graceful timeout is 20 s)
+STOP_SECONDS = 30
+#: `parley redis`, stopped alongside its users, waits this long for them to disconnect
+#: (honcho kills what has not stopped 5 s after its SIGTERM)
+REDIS_LAST_SECONDS = 3.0
 
+
+def children(config: Config) -> list[tuple[str, list[str]]]:
+    """The processes `parley run` starts after Redis, one line each, in start order; they
+    stop together, before Redis."""
+    parley = [sys.executable, "-m", "service.cli"]
+    return [
+        ("web", [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
+                 "--bind", f"127.0.0.1:{config.PORT}", "--workers", str(config.WEB_PROCESSES),
+                 "--access-logfile", "-", "service.web.wsgi:app"]),
+        ("worker", [*parley, "worker"]),
+        ("stream", [*parley, "stream"]),
+        ("mail-in", [*parley, "mail-in"]),
+    ]
+
+
+class StopRequest:
+    """Set by SIGINT or SIGTERM: the supervisor stops its children in order instead of dying."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGINT, self._request)
+        signal.signal(signal.SIGTERM, self._request)
+
+    def _request(self, _signum: int, _frame: object) -> None:
+        self.requested = True
+
+
+def _start_embedded_redis(config: Config) -> subprocess.Popen:
+    proc = start_redis(config.DATA_DIR / "redis", config.REDIS_PORT, die_with_parent=True)
+    print(f"parley: embedded Redis on 127.0.0.1:{config.REDIS_PORT} (AOF in "
+          f"{config.DATA_DIR / 'redis'}, appendfsync {appendfsync()})", flush=True)
+    return proc
 
 
 def run_redis() -> int:
-    """The embedded Redis alone, in the foreground (the Procfile's `redis`)."""
+    """The embedded Redis alone, in the foreground (the Procfile's `redis`). On SIGTERM or
+    Ctrl-C it lets the other processes disconnect first (up to REDIS_LAST_SECONDS)."""
     config = Config()
-    port = config.REDIS_PORT
-    proc = start_redis(config.DATA_DIR / "redis", port)
-    print(f"parley: embedded Redis on 127.0.0.1:{port}; set REDIS_URL=redis://127.0.0.1:{port}/0",
-          flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: stop_redis(proc))
+    stop = StopRequest()
     try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        stop_redis(proc)
-        return 0
+        proc = _start_embedded_redis(config)
+    except RedisStartError as err:
+        print(f"parley: {err}", file=sys.stderr, flush=True)
+        return 1
+    while not stop.requested and proc.poll() is None:
+        time.sleep(0.2)
+    if proc.poll() is not None:
+        print(f"parley: redis-server exited with {proc.returncode}", file=sys.stderr, flush=True)
+        return 1
+    wait_for_clients_to_leave(config.REDIS_PORT, REDIS_LAST_SECONDS)
+    stop_redis(proc)
+    return 0
+
+
+def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(argv, env=env, start_new_session=True,
+                            preexec_fn=die_with_parent())
+
+
+def _supervise(procs: dict[str, subprocess.Popen], stop: StopRequest) -> int:
+    """Until a stop is requested (0) or a child exits on its own (1)."""
+    while not stop.requested:
+        for name, proc in procs.items():
+            if proc.poll() is not None:
+                print(f"parley: {name} exited with {proc.returncode}; stopping", flush=True)
+                return 1
+        time.sleep(0.2)
+    return 0
+
+
+def _stop_all(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM to every child at once, then wait for each (killed after STOP_SECONDS)."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def run() -> int:
     config = Config()
-    env = dict(os.environ)
-    redis_proc = None
+    stop = StopRequest()
     config.DATA_DIR.mkdir(parents=True, exist_ok=True)
-    if not os.environ.get("REDIS_URL"):  # REDIS_URL unset: Config's default is no server
-        port = config.REDIS_PORT
-        redis_proc = start_redis(config.DATA_DIR / "redis", port)
-        env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-        print(f"parley: embedded Redis on 127.0.0.1:{port} (AOF in {config.DATA_DIR / 'redis'}, "
-              f"appendfsync {appendfsync()})", flush=True)
+    env = dict(os.environ)
     env.setdefault("PARLEY_DATA", str(config.DATA_DIR))
-    web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-         "--bind", f"127.0.0.1:{config.PORT}",
-         "--workers", str(config.WEB_PROCESSES),
-         "--access-logfile", "-", "service.web.wsgi:app"], env=env, start_new_session=True)
-    # own sessions: a terminal's Ctrl-C reaches only this supervisor, which then stops the
-    # children gracefully (SIGTERM) in order
-    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
-                              start_new_session=True)
-    stream = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=env,
-                              start_new_session=True)
-    print(f"parley: web on http://127.0.0.1:{config.PORT}/v1, live streams on "
-          f"{config.STREAM_URL}  (Ctrl-C stops everything)", flush=True)
-    stopping = False
-
-    def stop(_signum: int, _frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    rc = 0
-    while not stopping:
-        for name, proc in (("web", web), ("worker", worker), ("stream", stream)):
-            if proc.poll() is not None:
-                print(f"parley: {name} exited with {proc.returncode}; stopping", flush=True)
-                rc = 1
-                stopping = True
-        time.sleep(0.2)
-    for proc in (web, worker, stream):
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in (web, worker, stream):
+    redis_proc = None
+    if not os.environ.get("REDIS_URL"):  # REDIS_URL unset: start the embedded Redis
         try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    if redis_proc is not None:
-        stop_redis(redis_proc)
+            redis_proc = _start_embedded_redis(config)
+        except RedisStartError as err:
+            print(f"parley: {err}", file=sys.stderr, flush=True)
+            return 1
+        env["REDIS_URL"] = f"redis://127.0.0.1:{config.REDIS_PORT}/0"
+    procs: dict[str, subprocess.Popen] = {}
+    rc = 0
+    try:
+        if not stop.requested:
+            for name, argv in children(config):
+                procs[name] = _spawn(argv, env)
+            print(f"parley: web on http://127.0.0.1:{config.PORT}/v1, live streams on "
+                  f"{config.STREAM_URL}, mail replies to {config.MAIL_IN_HOST}:"
+                  f"{config.MAIL_IN_PORT}  (Ctrl-C stops everything)", flush=True)
+            rc = _supervise(procs, stop)
+    finally:
+        _stop_all(list(procs.values()))
+        if redis_proc is not None:
+            stop_redis(redis_proc)
     print("parley: stopped", flush=True)
     return rc

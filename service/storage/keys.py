@@ -17,6 +17,15 @@ NOTIFY_KEY = "parley:notify"
 APPLIED_CHANNEL = "parley:applied"
 #: sorted set "<game>|<step>|<kind>" by due time (reminders and timeouts)
 DEADLINES_KEY = "parley:deadlines"
+#: hash of the counters behind /metrics, one field each (service/storage/metrics_records.py);
+#: its hash tag puts it in the pending index's cluster slot, so a move's append, which touches
+#: both, still reaches the game's node and at most one more
+METRICS_KEY = "parley:metrics{parley:pending}"
+#: sorted set: finished game id -> when (Unix seconds) it may move to the archive
+ARCHIVE_KEY = "parley:archive"
+
+#: sorted set: player id -> when (Unix seconds) their next daily mail digest is due
+DIGESTS_KEY = "parley:digests"
 
 #: sorted set: player id -> until when (Unix seconds) the player's live feed is written (a
 #: stream connection renews it; a player who left keeps it for the resume grace)
@@ -24,7 +33,8 @@ LIVE_PLAYERS_KEY = "parley:live"
 
 #: the parts of a game, each `game_key(gid, part)`
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",
-              "secret", "scheduled", "lock", "outbox")
+              "secret", "scheduled", "lock", "outbox", "submitted", "moves:seg", "events:seg",
+              "hashes:seg")
 
 
 def game_key(gid: str, part: str) -> str:
@@ -75,6 +85,22 @@ def mail_prefs_key(pid: str, gid: str | None = None) -> str:
 def mail_thread_key(pid: str, gid: str) -> str:
     """Hash: the mail thread of one game for one player (its root mail, the events told)."""
     return f"player:{pid}:thread:{gid}"
+
+
+def email_key(address: str) -> str:
+    """The player registered with this mail address (lower-cased): whom a reply may answer."""
+    return f"email:{address}"
+
+
+def reply_token_key(digest: str) -> str:
+    """String "<game> <seat> <step> <player>": what a mail reply token authorises (by the
+    token's digest; the token itself is never stored)."""
+    return f"mailtoken:{digest}"
+
+
+def answers_key(address: str) -> str:
+    """Counter of the answers sent to one address this hour (a loop never grows past it)."""
+    return f"mailanswers:{address}"
 
 
 def live_key(pid: str) -> str:

@@ -4,6 +4,10 @@ The workers append (`listening`, `append`); the stream process reads and keeps i
 registered (`listen`, `read_after`, `wait_any`). A player's entries are written only while the
 player is registered (a connection renews it; a player who left stays registered for the resume
 grace), so games nobody watches cost one ZMSCORE per resolve batch and nothing else.
+
+The feeds live on the store's Redis, or on the queue's when the store is a Redis Cluster
+(`service.storage.store.feeds_url`): one blocking XREAD covers the feeds of every connected
+player, and a cluster refuses a command whose keys lie in different slots.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ def listening(store: Store, pids: list[str]) -> list[str]:
     """The players among `pids` whose feed is written now."""
     if not pids:
         return []
-    until = store.r.zmscore(LIVE_PLAYERS_KEY, pids)
+    until = store.live.zmscore(LIVE_PLAYERS_KEY, pids)
     now = time.time()
     return [pid for pid, t in zip(pids, until, strict=True) if t is not None and t > now]
 
@@ -39,7 +43,7 @@ def append(store: Store, entries: dict[str, list[str]]) -> None:
     """Append JSON entries to players' feeds, in one round trip."""
     if not entries:
         return
-    pipe = store.r.pipeline(transaction=False)
+    pipe = store.live.pipeline(transaction=False)
     for pid, items in entries.items():
         key = live_key(pid)
         for item in items:

@@ -152,7 +152,9 @@ def webhook_deliveries(store: Store, wid: str, start: int, count: int) -> list[s
 
 
 def save_webhook(store: Store, pid: str, wid: str, record: dict[str, str]) -> None:
-    pipe = store.r.pipeline(transaction=True)
+    """The record, then the player's index (no transaction: the two keys lie in different
+    slots of a cluster; a reader skips an id whose record is missing)."""
+    pipe = store.r.pipeline(transaction=False)
     pipe.hset(webhook_key(wid), mapping=record)
     pipe.sadd(player_webhooks_key(pid), wid)
     pipe.execute()
@@ -171,7 +173,8 @@ def update_webhook(store: Store, wid: str, fields: dict[str, str]) -> None:
 
 
 def delete_webhook(store: Store, pid: str, wid: str) -> None:
-    pipe = store.r.pipeline(transaction=True)
+    """Out of the index first, then the record (the order of `save_webhook`, reversed)."""
+    pipe = store.r.pipeline(transaction=False)
     pipe.srem(player_webhooks_key(pid), wid)
     pipe.delete(webhook_key(wid))
     pipe.execute()

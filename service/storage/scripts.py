@@ -79,20 +79,28 @@ return {'left', gid}
 # ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
 #       (base64url), accepted_at (Unix seconds), entry hash (hex)[, then `onto_ready`'s: now
 #       (ms), backlog, game id]
-# -> {"ok", seq, wake} | {"dup", seq} | {"err", code} | {"retry"}
+# -> {"ok", seq, wake} | {"dup", seq} | {"err", code} | {"retry"} | {"packed", seq, code}
 # wake: "0" a wake of the game is outstanding (its `scheduled` flag was set); "1" this append
 # set the flag: the caller wakes the game; "queued": this append set the flag and, given the
 # queue's keys (`InlineWake`), put the game on a live drainer's ready list itself.
+# "packed": the nonce's entry is in a history segment (`history_segments`), which a script
+# cannot read: the caller compares it, a re-post if the same ("dup"), else {"err", code}.
 ACCEPT_MOVE = ONTO_READY + """
 local seen = redis.call('HGET', KEYS[3], ARGV[2])
+local packed = false
 if seen then
   local e = redis.call('XRANGE', KEYS[2], seen .. '-0', seen .. '-0')
   if e[1] and e[1][2][2] == ARGV[3] then return {'dup', seen} end
+  packed = not e[1]
+end
+local function refuse(code)
+  if packed then return {'packed', seen, code} end
+  return {'err', code}
 end
 local status = redis.call('HGET', KEYS[1], 'status')
-if status ~= 'active' then return {'err', 'game_not_active'} end
-if redis.call('HGET', KEYS[1], 'step') ~= ARGV[1] then return {'err', 'stale_step'} end
-if seen then return {'err', 'duplicate_nonce'} end
+if status ~= 'active' then return refuse('game_not_active') end
+if redis.call('HGET', KEYS[1], 'step') ~= ARGV[1] then return refuse('stale_step') end
+if seen then return refuse('duplicate_nonce') end
 if (redis.call('HGET', KEYS[1], 'last_hash') or '') ~= ARGV[4] then return {'retry'} end
 local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
 redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
@@ -105,22 +113,38 @@ end
 return {'ok', tostring(seq), '1'}
 """
 
-# KEYS: meta, state, events, draws, rejected, hashes, outbox
-# ARGV: guard field, guard value, state JSON, meta fields (JSON object of strings),
+# KEYS: meta, state, events, draws, rejected, hashes, outbox, moves
+# ARGV: guard field, guard value, state (stored form), meta fields (JSON object of strings),
 #       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
 #       hashes (JSON array), notices (JSON array of strings), APPLIED_CHANNEL,
-#       "<game id> <applied>"
+#       "<game id> <applied>", entries per history segment
 # -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
+#  | committed, and whole segments of the history are due to be packed
+#    (`service.storage.history_segments`): {move entries (XRANGE), event items, hash items,
+#    moves packed, events packed, hashes packed}: what existed before this commit past what
+#    is packed, in whole segments (moves: applied ones only)
+# Events go onto the `events` list as "<event id> <event>"; a game whose events are still the
+# stream of before packing has them moved onto the list first.
 # A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
 # as the load generator; nothing depends on it being heard).
 COMMIT = """
 if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
+if redis.call('TYPE', KEYS[3]).ok == 'stream' then
+  local old = redis.call('XRANGE', KEYS[3], '-', '+')
+  redis.call('DEL', KEYS[3])
+  for _, e in ipairs(old) do
+    redis.call('RPUSH', KEYS[3], string.match(e[1], '^%d+') .. ' ' .. e[2][2])
+  end
+end
+local applied = tonumber(redis.call('HGET', KEYS[1], 'applied') or '0')
+local events = redis.call('LLEN', KEYS[3])
+local listed = redis.call('LLEN', KEYS[6])
 redis.call('SET', KEYS[2], ARGV[3])
 for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
 local n = tonumber(redis.call('HGET', KEYS[1], 'events') or '0')
 for _, e in ipairs(cjson.decode(ARGV[5])) do
   n = n + 1
-  redis.call('XADD', KEYS[3], n .. '-0', 'e', e)
+  redis.call('RPUSH', KEYS[3], n .. ' ' .. e)
 end
 redis.call('HSET', KEYS[1], 'events', n)
 for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
@@ -128,7 +152,75 @@ for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) en
 for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
 for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
 redis.call('PUBLISH', ARGV[10], ARGV[11])
+local size = tonumber(ARGV[12])
+local p = redis.call('HMGET', KEYS[1], 'packed_moves', 'packed_events', 'packed_hashes')
+local pm, pe, ph = tonumber(p[1] or '0'), tonumber(p[2] or '0'), tonumber(p[3] or '0')
+local m = applied - applied % size
+local ev, h = pe + events - events % size, ph + listed - listed % size
+if m <= pm and ev <= pe and h <= ph then return 1 end
+local due = {{}, {}, {}, pm, pe, ph}
+if m > pm then due[1] = redis.call('XRANGE', KEYS[8], (pm + 1) .. '-0', m .. '-0') end
+if ev > pe then due[2] = redis.call('LRANGE', KEYS[3], 0, ev - pe - 1) end
+if h > ph then due[3] = redis.call('LRANGE', KEYS[6], 0, h - ph - 1) end
+return due
+"""
+
+# KEYS: meta, moves, events, hashes, then the segment lists of moves, events, hashes
+# ARGV: entries per segment, then for moves, events and hashes in turn: how many were packed
+#       when the segments were made and how many segments follow; then the segments (blobs)
+# -> 1
+# The history's packing (`service.storage.history_segments`): each segment that follows what
+# is packed now is pushed onto its list (unless the list holds it already), the count
+# advances, and the packed entries leave the move stream (rebuilt from its entries past the
+# count: XTRIM would only mark them deleted inside a node still in use) and the lists. One
+# script: a reader finds every entry in a segment or where it was, and a second run of it
+# changes nothing.
+PACK_HISTORY = """
+local size = tonumber(ARGV[1])
+local at = 8
+local function pack(list, field, from, count)
+  local packed = tonumber(redis.call('HGET', KEYS[1], field) or '0')
+  local before = packed
+  for i = 0, count - 1 do
+    if from + i * size == packed then
+      if redis.call('LLEN', list) == packed / size then redis.call('RPUSH', list, ARGV[at + i]) end
+      packed = packed + size
+    end
+  end
+  at = at + count
+  if packed > before then redis.call('HSET', KEYS[1], field, packed) end
+  return packed, packed - before
+end
+local function keep_after(stream, last)
+  local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+  if not first or tonumber(string.match(first[1], '^%d+')) > last then return end
+  local rest = redis.call('XRANGE', stream, '(' .. last .. '-0', '+')
+  redis.call('DEL', stream)
+  for _, e in ipairs(rest) do redis.call('XADD', stream, e[1], unpack(e[2])) end
+end
+keep_after(KEYS[2], (pack(KEYS[5], 'packed_moves', tonumber(ARGV[2]), tonumber(ARGV[3]))))
+local _, events = pack(KEYS[6], 'packed_events', tonumber(ARGV[4]), tonumber(ARGV[5]))
+if events > 0 then redis.call('LTRIM', KEYS[3], events, -1) end
+local _, hashes = pack(KEYS[7], 'packed_hashes', tonumber(ARGV[6]), tonumber(ARGV[7]))
+if hashes > 0 then redis.call('LTRIM', KEYS[4], hashes, -1) end
 return 1
+"""
+
+# KEYS: the part's segment list, moves | events | hashes
+# ARGV: first and last segment wanted (list indexes), then for a stream XRANGE's start and
+#       end[, count]
+# -> {the segments (LRANGE), XRANGE of a stream | the whole list}
+# A read of the history (`service.storage.history_segments`), in one script so that no packing
+# falls between its two halves. Run on the store's non-decoding client (segments are binary).
+HISTORY_READ = """
+local blobs = redis.call('LRANGE', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TYPE', KEYS[2]).ok ~= 'stream' then
+  return {blobs, redis.call('LRANGE', KEYS[2], 0, -1)}
+end
+if ARGV[5] then
+  return {blobs, redis.call('XRANGE', KEYS[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])}
+end
+return {blobs, redis.call('XRANGE', KEYS[2], ARGV[3], ARGV[4])}
 """
 
 # KEYS: meta, state, moves, draws, secret; ARGV: at most this many entries
@@ -184,6 +276,48 @@ return {'ok', tostring(seat), tostring(taken)}
 RELEASE_LOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"""
+
+# ---- the archive of finished games (service.storage.game_records) --------------------------
+
+# KEYS: meta, state, moves, nonces, rejected, events, draws, hashes, secret, outbox, lock, then
+#       the segment lists of moves, events, hashes
+# -> {meta (flat), state | false, moves (XRANGE), nonces (flat), rejected (flat), events (the
+#     list, or XRANGE of a stream not yet a list), draws, hashes, secret (flat), outbox length,
+#     lock held (0 | 1), the segments of moves, events, hashes}
+# One consistent copy of a whole game: what a finished game's reads and the archive's copy use.
+# Run on the store's non-decoding client (the segments are binary).
+READ_RECORD = """
+local events
+if redis.call('TYPE', KEYS[6]).ok == 'stream' then
+  events = redis.call('XRANGE', KEYS[6], '-', '+')
+else
+  events = redis.call('LRANGE', KEYS[6], 0, -1)
+end
+return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]),
+        redis.call('XRANGE', KEYS[3], '-', '+'), redis.call('HGETALL', KEYS[4]),
+        redis.call('HGETALL', KEYS[5]), events,
+        redis.call('LRANGE', KEYS[7], 0, -1), redis.call('LRANGE', KEYS[8], 0, -1),
+        redis.call('HGETALL', KEYS[9]), redis.call('LLEN', KEYS[10]),
+        redis.call('EXISTS', KEYS[11]), redis.call('LRANGE', KEYS[12], 0, -1),
+        redis.call('LRANGE', KEYS[13], 0, -1), redis.call('LRANGE', KEYS[14], 0, -1)}
+"""
+
+# KEYS: meta, lock, outbox, then every other key of the game; ARGV: head, events (as copied)
+# -> "ok": every key is gone and the meta hash is the pointer {status: finished, archived: 1}
+#  | "archived" (it was already) | "not_finished" | "busy" (locked, or notices not dispatched)
+#  | "changed" (head, applied or the event count moved since the copy: copy again)
+ARCHIVE_SWAP = """
+if redis.call('HGET', KEYS[1], 'archived') == '1' then return 'archived' end
+if redis.call('HGET', KEYS[1], 'status') ~= 'finished' then return 'not_finished' end
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('LLEN', KEYS[3]) > 0 then return 'busy' end
+local m = redis.call('HMGET', KEYS[1], 'head', 'applied', 'events')
+if (m[1] or '0') ~= ARGV[1] or (m[2] or '0') ~= ARGV[1] or (m[3] or '0') ~= ARGV[2] then
+  return 'changed'
+end
+redis.call('DEL', unpack(KEYS))
+redis.call('HSET', KEYS[1], 'status', 'finished', 'archived', '1')
+return 'ok'
 """
 
 # ---- notification deliveries ------------------------------------------------------------

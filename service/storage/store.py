@@ -8,39 +8,65 @@ single-key commands that the sweep can repair.
 Game keys (`game_key(gid, part)`):
 - `meta`     hash: ruleset, options, platform options, seats, status, step, to_act, head (last
              accepted seq), applied (last resolved seq), last_hash (receipt chain), events, result
-- `state`    string: the engine state as canonical JSON
+- `state`    string: the engine state as canonical JSON, packed from 1 KB on
+             (`service.storage.state_packing`: zlib and base64); readers get the JSON
 - `moves`    stream: entry `<seq>-0` with `env` (canonical envelope JSON), `h` (entry hash,
-             base64url), `t` (accepted at, Unix seconds); `entries` gives hex and ISO 8601
+             base64url), `t` (accepted at, Unix seconds); `entries` gives hex and ISO 8601.
+             Applied entries leave it for `moves:seg`, 16 at a time
 - `nonces`   hash: nonce -> seq (duplicate nonces, idempotent re-posts)
 - `rejected` hash: seq -> {"code", "detail"} (a seq <= applied that is absent here was applied)
-- `events`   stream: entry `<n>-0` with `e` = [seq, step, event] (full; redacted on read)
+- `events`   list: "<n> <[seq, step, event]>" per event n (full; redacted on read). A game
+             stored before issue 34 has a stream (entry `<n>-0`, field `e`), read as it is
+             and made a list by the game's next commit
 - `draws`    list: every audited draw with its purpose, step and seq
 - `hashes`   list: "<seq> <state digest, base64url>" after the start (seq 0) and every applied
              entry; `hashes()` gives hex digests
+- `moves:seg`, `events:seg`, `hashes:seg` lists: the history's compressed segments, 16 entries
+             of `moves`, `events`, `hashes` each (`service.storage.history_segments`); the
+             meta hash counts what is packed (`packed_moves`, `packed_events`, `packed_hashes`)
 - `secret`   hash: server_seed, game_seed (hex); never in an API response before the end
 - `scheduled` string: set while a resolve job for the game is waiting (no second job)
 - `lock`     string: the resolving worker's token (per-game ordering)
 - `outbox`   list: notices a commit recorded ({"type", "seat", "step", ...}) until dispatched
+- `submitted` hash: nonce -> when the move was accepted (ms), until resolved (/metrics)
+
+A finished game moves to the archive (`service.storage.archive`, docs/operations.md "Archive"):
+then its only key is `meta`, reduced to the pointer {status: finished, archived: 1}.
 
 Memory (issue 11): a move costs at most twice its envelope. Hence digests in base64url rather
 than hex, times as integers, compact event JSON; and streams in nodes of up to 16 KB
 (`STREAM_NODE_BYTES`, set on the embedded Redis; Redis's 4 KB default wastes ~10% per entry).
+
+Memory (issue 34): a live Stratego Original game at move 100 takes 31 KB (74 KB before), so a
+million live games fit in a 32 GB cluster. The history is most of a game and is read
+rarely: each commit that finds 16 applied entries of the move stream, 16 events or 16 state
+hashes behind it (as they were before that commit) has them packed into a zlib segment each
+(the COMMIT script returns them, `commit_many` compresses them, PACK_HISTORY swaps them in
+atomically), and the game's reads (`entries`, `events`, `hashes`, the whole-game record) merge
+segments and the rest into the same answers as before. Events are a list rather than a
+stream: Redis gives a stream's newest node 4 KB however few entries it holds, which the
+unpacked few would pay on every game. The state, read and written on every move, is packed
+with a fast zlib level (`service.storage.state_packing`). Segments are binary, so they are read
+through a second client that does not decode (`raw`: its own pool; a cluster client on a
+cluster).
 """
 
 from __future__ import annotations
 
-import base64
+import functools
 import json
+import logging
 import secrets
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import redis
 
+from service.storage import history_segments as segments
 from service.storage.keys import (
     APPLIED_CHANNEL,
     GAMES_KEY,
@@ -59,15 +85,22 @@ from service.storage.keys import (
 from service.storage.scripts import (
     ACCEPT_MOVE,
     COMMIT,
+    HISTORY_READ,
     JOIN,
     OPEN_FOR_RESOLVE,
+    PACK_HISTORY,
     READ_FOR_RESOLVE,
     RELEASE_LOCK,
 )
+from service.storage.state_packing import pack_state, unpack_state
 
 if TYPE_CHECKING:
+    from service.config import Config
+    from service.storage.archive import Archive
     from service.storage.resolve_queue import InlineWake
 
+
+log = logging.getLogger(__name__)
 
 #: a Redis command as its words, for a pipeline (`execute_command(*command)`)
 Command = tuple[Any, ...]
@@ -91,6 +124,29 @@ def same_server(a: Any, b: Any) -> bool:
     return where[0] == where[1]
 
 
+#: how every store client connects (decoded strings; a dead server is noticed within seconds)
+_CLIENT_OPTIONS: dict[str, Any] = {"decode_responses": True, "socket_timeout": 10,
+                                   "socket_connect_timeout": 5, "health_check_interval": 30}
+#: the store's second client, for the history's binary segments (`Store.raw`)
+_RAW_OPTIONS: dict[str, Any] = {**_CLIENT_OPTIONS, "decode_responses": False}
+
+
+def raw_twin(client: redis.Redis) -> redis.Redis:
+    """A client of the same Redis that does not decode replies, on a pool of its own."""
+    pool = client.connection_pool
+    kwargs = {**pool.connection_kwargs, "decode_responses": False}
+    return redis.Redis(connection_pool=type(pool)(connection_class=pool.connection_class,
+                                                  **kwargs))
+
+
+def feeds_url(config: Config) -> str:
+    """The Redis of the players' live feeds: the store's, or the queue's (REDIS_URL) when the
+    store is a cluster. The stream process reads every connected player's feed with one
+    blocking XREAD, which a cluster refuses across slots; a feed is capped and expires, so it
+    needs none of the store's guarantees."""
+    return config.REDIS_URL if config.STORE_CLUSTER else config.STORE_URL
+
+
 def now_iso() -> str:
     return iso(int(time.time()))
 
@@ -99,22 +155,30 @@ def iso(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def _b64(hex_digest: str) -> str:
-    return base64.urlsafe_b64encode(bytes.fromhex(hex_digest)).rstrip(b"=").decode()
-
-
-def _hex(b64_digest: str) -> str:
-    return base64.urlsafe_b64decode(b64_digest + "=" * (-len(b64_digest) % 4)).hex()
-
-
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(9).replace('-', 'x').replace('_', 'y')}"
 
 
 def _entry(eid: str, stored: dict[str, str]) -> tuple[int, dict[str, str]]:
     """A move-stream entry as readers use it: (seq, {env, h (hex), t (ISO 8601)})."""
-    return int(eid.split("-")[0]), {"env": stored["env"], "h": _hex(stored["h"]),
+    return int(eid.split("-")[0]), {"env": stored["env"], "h": segments.hex_digest(stored["h"]),
                                      "t": iso(int(stored["t"]))}
+
+
+#: `_entry` for the archive's records (`service.storage.game_records`), which read alike
+read_entry = _entry
+
+
+def read_event(eid: str, stored: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """An event-stream entry as readers use it: (event id, {seq, step, event})."""
+    seq, step, event = json.loads(stored["e"])
+    return int(eid.split("-")[0]), {"seq": seq, "step": step, "event": event}
+
+
+def read_hash(item: str) -> tuple[int, str]:
+    """A `hashes` item as readers use it: (seq, hex digest)."""
+    seq, digest = item.split(" ")
+    return int(seq), segments.hex_digest(digest)
 
 
 #: what a resolve reads (READ_FOR_RESOLVE): meta, state, entries applied+1.. as (seq, fields),
@@ -130,7 +194,7 @@ def _resolve_read(reply: list[Any]) -> ResolveRead:
     flat, state, raw, draws, seed = reply
     meta = dict(zip(flat[::2], flat[1::2], strict=True))
     entries = [_entry(eid, dict(zip(f[::2], f[1::2], strict=True))) for eid, f in raw]
-    return meta, state, entries, int(draws), seed
+    return meta, unpack_state(state), entries, int(draws), seed
 
 
 @dataclass
@@ -149,10 +213,20 @@ class Commit:
 
 
 class Store:
-    """The game store on one Redis connection (decoded strings)."""
+    """The game store on one Redis connection (decoded strings), and a second one for the
+    history's segments (`raw`)."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, live: redis.Redis | None = None,
+                 raw: Callable[[], redis.Redis] | None = None) -> None:
         self.r = client
+        #: makes `raw` when it is first needed (a cluster client connects as it is made)
+        self._make_raw = raw or (lambda: raw_twin(client))
+        self._raw: redis.Redis | None = None
+        self._history_read: Any = None
+        self._pack = client.register_script(PACK_HISTORY)
+        #: where the players' live feeds are (`service.storage.live`): the store's own Redis,
+        #: or the queue's beside a cluster store (`feeds_url`)
+        self.live = client if live is None else live
         self._accept = client.register_script(ACCEPT_MOVE)
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
@@ -162,16 +236,42 @@ class Store:
         #: set when the queue lives on this Redis: the accepting script hands the game to a
         #: live drainer itself
         self.inline_wake: InlineWake | None = None
+        #: where finished games go (`service.storage.archive`); set by `from_config`
+        self.archive: Archive | None = None
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False) -> Store:
-        opts: dict[str, Any] = {"decode_responses": True, "socket_timeout": 10,
-                                "socket_connect_timeout": 5, "health_check_interval": 30}
+    def from_url(cls, url: str, cluster: bool = False, live_url: str | None = None) -> Store:
+        """The store at `url` (a Redis Cluster's node with `cluster`); its live feeds on
+        `live_url` when given, else beside the games."""
+        raw: Callable[[], redis.Redis] | None = None
         if cluster:
-            from redis.cluster import RedisCluster
+            from service.storage.cluster_client import cluster_client
 
-            return cls(RedisCluster.from_url(url, **opts))
-        return cls(redis.Redis.from_url(url, **opts))
+            client: redis.Redis = cluster_client(url, **_CLIENT_OPTIONS)
+            raw = functools.partial(cluster_client, url, **_RAW_OPTIONS)
+        else:
+            client = redis.Redis.from_url(url, **_CLIENT_OPTIONS)
+        live = redis.Redis.from_url(live_url, **_CLIENT_OPTIONS) if live_url else None
+        return cls(client, live, raw)
+
+    @property
+    def raw(self) -> redis.Redis:
+        """The store's Redis without decoding, on its own pool: for the binary segments."""
+        if self._raw is None:
+            self._raw = self._make_raw()
+        return self._raw
+
+    @classmethod
+    def from_config(cls, config: Config) -> Store:
+        """The store as configured (PARLEY_STORE_URL, PARLEY_STORE_CLUSTER), with its archive
+        of finished games (PARLEY_ARCHIVE_URL)."""
+        from service.storage.archive import open_archive
+
+        live = feeds_url(config)
+        store = cls.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER,
+                             live_url=live if live != config.STORE_URL else None)
+        store.archive = open_archive(config.ARCHIVE_URL)
+        return store
 
     # ---- players, keys, tokens -------------------------------------------------------------
 
@@ -258,7 +358,7 @@ class Store:
         return bool(self.r.exists(game_key(gid, "state")))
 
     def state_json(self, gid: str) -> str | None:
-        return self.r.get(game_key(gid, "state"))
+        return unpack_state(self.r.get(game_key(gid, "state")))
 
     def nonces(self, gid: str) -> dict[str, str]:
         """nonce -> seq of every envelope the game accepted."""
@@ -280,7 +380,7 @@ class Store:
 
     def state(self, gid: str) -> Any:
         """The game's stored state, parsed (None for no such game)."""
-        return json.loads(self.r.get(game_key(gid, "state")) or "null")
+        return json.loads(self.state_json(gid) or "null")
 
     def chain_head(self, gid: str) -> str:
         """The hash of the game's last accepted entry ("" before the first)."""
@@ -303,7 +403,8 @@ class Store:
             pipe.get(game_key(gid, "state"))
         flat = pipe.execute()
         pid = flat.pop(0) if token_hash is not None else None
-        return pid, list(zip(flat[::2], flat[1::2], strict=True))
+        return pid, [(meta, unpack_state(state))
+                     for meta, state in zip(flat[::2], flat[1::2], strict=True)]
 
     def secret(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "secret"))
@@ -344,18 +445,31 @@ class Store:
         for gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at in appends:
             keys = [game_key(gid, "meta"), game_key(gid, "moves"), game_key(gid, "nonces"),
                     game_key(gid, "scheduled")]
-            args = [step, nonce, envelope, prev_hash, _b64(entry_hash), accepted_at, entry_hash]
+            args = [step, nonce, envelope, prev_hash, segments.b64_digest(entry_hash),
+                    accepted_at, entry_hash]
             if wake is not None:
                 keys += wake.keys
                 args += wake.args(gid)
             calls.append((keys, args))
         pending = ("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends))
-        return self._after(self._accept, calls, first=[pending], then=then)
+        replies = self._after(self._accept, calls, first=[pending], then=then)
+        return [self._packed_repost(append, reply) if reply[0] == "packed" else reply
+                for append, reply in zip(appends, replies, strict=True)]
+
+    def _packed_repost(self, append: tuple[str, int, str, str, str, str, int],
+                       reply: list[str]) -> list[str]:
+        """ACCEPT_MOVE's "packed" reply (the nonce's entry is in a history segment) as the
+        script would have answered with the entry in the stream: "dup" for the same envelope,
+        else its refusal."""
+        gid, envelope, (_, seq, code) = append[0], append[3], reply
+        stored = self.entries(gid, int(seq), int(seq))
+        return ["dup", seq] if stored and stored[0][1]["env"] == envelope else ["err", code]
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
-               first: Sequence[Command] = (), then: Sequence[Command] = ()) -> list[Any]:
+               first: Sequence[Command] = (), then: Sequence[Command] = (),
+               then_replies: list[Any] | None = None) -> list[Any]:
         """The commands `first`, the script once per (keys, args), then the commands `then`,
-        in one round trip; the scripts' replies.
+        in one round trip; the scripts' replies (those of `then` go to `then_replies`).
 
         EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
         round trip on every execute. A script missing (a restarted or flushed Redis) fails
@@ -365,12 +479,14 @@ class Store:
         pipe = self.r.pipeline(transaction=False)
         for command in first:
             pipe.execute_command(*command)
-        for keys, args in calls:
-            pipe.evalsha(script.sha, len(keys), *keys, *args)
+        for keys, args in calls:  # not `pipe.evalsha`: a cluster pipeline refuses that name
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
         for command in then:
             pipe.execute_command(*command)
         replies = pipe.execute(raise_on_error=False)
         ours = replies[len(first):len(first) + len(calls)]
+        if then_replies is not None:
+            then_replies.extend(replies[len(first) + len(calls):])
         missing = [i for i, reply in enumerate(ours)
                    if isinstance(reply, redis.exceptions.NoScriptError)]
         if missing:
@@ -378,7 +494,7 @@ class Store:
             again = self.r.pipeline(transaction=False)
             for i in missing:
                 keys, args = calls[i]
-                again.evalsha(script.sha, len(keys), *keys, *args)
+                again.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             for i, reply in zip(missing, again.execute(), strict=True):
                 ours[i] = reply
             replies = [r for r in replies if not isinstance(r, redis.exceptions.NoScriptError)]
@@ -405,45 +521,82 @@ class Store:
         calls = []
         for c in commits:
             keys = [game_key(c.gid, p) for p in ("meta", "state", "events", "draws", "rejected",
-                                                 "hashes", "outbox")]
-            stored = [f"{seq} {_b64(digest)}" for seq, digest in c.hashes]
+                                                 "hashes", "outbox", "moves")]
+            stored = [f"{seq} {segments.b64_digest(digest)}" for seq, digest in c.hashes]
             calls.append((keys, [
-                c.guard[0], c.guard[1], c.state, json.dumps(c.meta), json.dumps(c.events),
-                json.dumps(c.draws), json.dumps(c.rejected), json.dumps(stored),
-                json.dumps(c.notices), APPLIED_CHANNEL, f"{c.gid} {c.meta.get('applied', '0')}"]))
+                c.guard[0], c.guard[1], pack_state(c.state), json.dumps(c.meta),
+                json.dumps(c.events), json.dumps(c.draws), json.dumps(c.rejected),
+                json.dumps(stored), json.dumps(c.notices), APPLIED_CHANNEL,
+                f"{c.gid} {c.meta.get('applied', '0')}", segments.SEGMENT]))
         told = list(dict.fromkeys(c.gid for c in commits if c.notices))
         replies = self._after(self._commit, calls,
                               first=[("SADD", NOTIFY_KEY, *told)] if told else ())
+        self._pack_history([(c.gid, reply) for c, reply in zip(commits, replies, strict=True)
+                            if isinstance(reply, list)])
         return [bool(reply) for reply in replies]
 
+    def _pack_history(self, due: list[tuple[str, list[Any]]]) -> None:
+        """Pack the history segments the commits found due (`history_segments`), all games in
+        one round trip. Packing only saves memory: a failure is logged, and the game's next
+        commit finds the same segments due."""
+        parts = ("meta", "moves", "events", "hashes", *segments.SEGMENT_PARTS.values())
+        calls = []
+        for gid, reply in due:
+            try:
+                calls.append(([game_key(gid, p) for p in parts], segments.pack_args(reply)))
+            except ValueError as err:  # a damaged entry (fsck reports it): left unpacked
+                log.warning("history of %s not packed: %s", gid, err)
+        if not calls:
+            return
+        try:
+            self._after(self._pack, calls)
+        except redis.RedisError as err:
+            log.warning("history of %s not packed: %s", ", ".join(g for g, _ in due), err)
+
+    def _history(self, gid: str, part: str, first_segment: int, last_segment: int,
+                 *rest: Any) -> list[Any]:
+        """HISTORY_READ of one part: [its segments first..last (list indexes), the stream's
+        XRANGE (`rest`: its arguments) or the list]."""
+        if self._history_read is None:
+            self._history_read = self.raw.register_script(HISTORY_READ)
+        keys = [game_key(gid, segments.SEGMENT_PARTS[part]), game_key(gid, part)]
+        return self._history_read(keys=keys, args=[first_segment, last_segment, *rest])
+
     def entries(self, gid: str, first: int, last: int) -> list[tuple[int, dict[str, str]]]:
-        """Move-stream entries first..last (inclusive) as (seq, fields)."""
+        """Move-stream entries first..last (inclusive) as (seq, fields), packed or not."""
         if last < first:
             return []
-        raw = self.r.xrange(game_key(gid, "moves"), f"{first}-0", f"{last}-0")
-        return [_entry(eid, f) for eid, f in raw]
+        blobs, rest = self._history(gid, "moves", segments.segment_index(first),
+                                    segments.segment_index(last), f"{first}-0", f"{last}-0")
+        found = (_entry(eid, f) for eid, f in segments.merged_moves(blobs, rest))
+        return [(seq, fields) for seq, fields in found if first <= seq <= last]
 
     def read_for_resolve(self, gid: str, batch: int) -> ResolveRead:
         """(meta, state, entries applied+1.. up to `batch`, draws count, server seed)."""
         return _resolve_read(self._read(keys=_resolve_keys(gid), args=[batch]))
 
-    def open_for_resolve(self, gids: list[str], batch: int, ttl_ms: int
+    def open_for_resolve(self, gids: list[str], batch: int, ttl_ms: int,
+                         then: Sequence[Command] = (), then_replies: list[Any] | None = None
                          ) -> list[tuple[str, ResolveRead] | None]:
         """For each game, in one round trip for all: clear its `scheduled` flag, take its lock
         and read what a resolve needs (OPEN_FOR_RESOLVE). Per game, (lock token, read), or
-        None where another holds the lock; release the locks with `release_locks`."""
+        None where another holds the lock; release the locks with `release_locks`. The
+        commands `then` follow in the same round trip, their replies put in `then_replies`
+        (the moves' submit times, for /metrics)."""
         tokens = [uuid.uuid4().hex for _ in gids]
         calls = [(_resolve_keys(gid) + [game_key(gid, "scheduled"), game_key(gid, "lock")],
                   [batch, token, ttl_ms]) for gid, token in zip(gids, tokens, strict=True)]
-        replies = self._after(self._open, calls)
+        replies = self._after(self._open, calls, then=then, then_replies=then_replies)
         return [(token, _resolve_read(reply)) if reply is not None else None
                 for token, reply in zip(tokens, replies, strict=True)]
 
-    def release_locks(self, held: list[tuple[str, str]], caught_up: list[str]) -> None:
+    def release_locks(self, held: list[tuple[str, str]], caught_up: list[str],
+                      then: Sequence[Command] = ()) -> None:
         """Release the games' locks, (game, token) each, and take the `caught_up` games out of
-        the pending index, in one round trip."""
+        the pending index, in one round trip; the commands `then` follow in it (the resolved
+        moves' metrics)."""
         self._after(self._release, [([game_key(gid, "lock")], [token]) for gid, token in held],
-                    then=[("SREM", PENDING_KEY, *caught_up)] if caught_up else ())
+                    then=[*([("SREM", PENDING_KEY, *caught_up)] if caught_up else ()), *then])
 
     def accept_contexts(self, key_id: str, moves: list[tuple[str, str]],
                         first: Sequence[Command] = ()) -> tuple[
@@ -462,7 +615,7 @@ class Store:
             pipe.hget(game_key(gid, "nonces"), nonce)
         replies = pipe.execute()
         ahead, (key, *flat) = replies[:len(first)], replies[len(first):]
-        return key or None, [(meta, state, int(seq) if seq else None)
+        return key or None, [(meta, unpack_state(state), int(seq) if seq else None)
                              for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)], ahead
 
     def rejection(self, gid: str, seq: int) -> dict[str, str] | None:
@@ -473,22 +626,21 @@ class Store:
         return {int(k): json.loads(v) for k, v in self.r.hgetall(game_key(gid, "rejected")).items()}
 
     def events(self, gid: str, after: int, count: int) -> list[tuple[int, dict[str, Any]]]:
-        raw = self.r.xrange(game_key(gid, "events"), f"({after}-0", "+", count=count)
-        out = []
-        for eid, f in raw:
-            seq, step, event = json.loads(f["e"])
-            out.append((int(eid.split("-")[0]), {"seq": seq, "step": step, "event": event}))
-        return out
+        """Up to `count` events after event `after`, packed or not."""
+        if count <= 0:
+            return []
+        blobs, rest = self._history(gid, "events", segments.segment_index(after + 1),
+                                    segments.segment_index(after + count), f"({after}-0", "+",
+                                    count)
+        found = (read_event(eid, f) for eid, f in segments.merged_events(blobs, rest))
+        return [item for item in found if item[0] > after][:count]
 
     def draws(self, gid: str) -> list[dict[str, Any]]:
         return [json.loads(d) for d in self.r.lrange(game_key(gid, "draws"), 0, -1)]
 
     def hashes(self, gid: str) -> list[tuple[int, str]]:
-        out = []
-        for item in self.r.lrange(game_key(gid, "hashes"), 0, -1):
-            seq, digest = item.split(" ")
-            out.append((int(seq), _hex(digest)))
-        return out
+        blobs, rest = self._history(gid, "hashes", 0, -1)
+        return [read_hash(item) for item in segments.merged_hashes(blobs, rest)]
 
     def game_ids(self, offset: int = 0, count: int = 100) -> list[str]:
         return self.r.zrange(GAMES_KEY, offset, offset + count - 1)

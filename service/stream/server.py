@@ -11,7 +11,9 @@ short-lived ticket (`service.domain.live_feed.ticket`):
   answered as soon as the game commits, or empty when `wait` runs out.
 
 One reader task blocks on the feeds of every connected player at once (XREAD), and one pub/sub
-subscription to `parley:applied` wakes the long polls of a game.
+subscription to `parley:applied` wakes the long polls of a game. Beside a Redis Cluster store
+the feeds are on the queue's Redis (`service.storage.store.feeds_url`), so that one read still
+covers them all.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from service.domain.live_feed import check_ticket
 from service.domain.problems import problem_body
 from service.ops.server_key import load_server_key
 from service.storage import live
-from service.storage.store import Store
+from service.storage.store import Store, feeds_url
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +64,12 @@ class Hub:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.server_key = load_server_key(config.SERVER_KEY_PATH)
-        self.feeds = live.async_client(config.STORE_URL)
-        self.reader = live.async_client(config.STORE_URL)  # blocks: its own connection
-        self.store = Store.from_url(config.STORE_URL)  # the domain's reads, in a thread
+        self.feeds = live.async_client(feeds_url(config))
+        self.reader = live.async_client(feeds_url(config))  # blocks: its own connection
+        #: the commits' announcements come from the store (any node of a cluster: a cluster
+        #: forwards every PUBLISH to all its nodes)
+        self.commits = live.async_client(config.STORE_URL, connections=2)
+        self.store = Store.from_config(config)  # the domain's reads, in a thread
         self.listeners: dict[str, set[Listener]] = defaultdict(set)
         self.cursors: dict[str, str] = {}  # player -> last feed id handed to its listeners
         self.polls: dict[str, set[asyncio.Event]] = defaultdict(set)  # game -> waiting polls
@@ -80,6 +85,7 @@ class Hub:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.feeds.aclose()
         await self.reader.aclose()
+        await self.commits.aclose()
 
     # ---- the feed ------------------------------------------------------------------------
 
@@ -144,7 +150,7 @@ class Hub:
     async def _applied(self) -> None:
         while True:
             try:
-                async for gid in live.applied_games(self.feeds):
+                async for gid in live.applied_games(self.commits):
                     for waiter in self.polls.get(gid, ()):
                         waiter.set()
             except asyncio.CancelledError:

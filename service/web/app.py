@@ -24,6 +24,7 @@ from service.web.api.notification_schemas import WebhookEventSchema, webhooks_se
 from service.web.errors import problem_response, render_problem
 from service.web.fastpath import HotPaths
 from service.web.limits import breach_headers, init_limits
+from service.web.metrics_route import counted_problem, init_metrics
 from service.web.query_params import refuse_unknown_parameters
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = FastJSONProvider(app)
     app.config.update(config.as_flask())
     app.config["PARLEY"] = config
-    store = Store.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER)
+    store = Store.from_config(config)
     queue = make_queue(config.REDIS_URL, config.QUEUE)
     if same_server(store.r, queue.connection):  # a move's append wakes its game too
         store.inline_wake = InlineWake(queue)
@@ -129,6 +130,7 @@ def create_app(config: Config | None = None) -> Flask:
 
     refuse_unknown_parameters(app, api.spec.to_dict())
     init_limits(app, config)
+    init_metrics(app)  # GET /metrics, outside the OpenAPI document
     if config.HOT_PATHS:
         app.wsgi_app = HotPaths(app, app.wsgi_app)  # type: ignore[method-assign]
     if config.PROXY_HOPS:
@@ -143,7 +145,7 @@ def create_app(config: Config | None = None) -> Flask:
         if limit and request.content_length is not None and request.content_length > limit:
             raise RequestEntityTooLarge()
 
-    app.register_error_handler(Problem, render_problem)
+    app.register_error_handler(Problem, counted_problem)  # a refused move POST is counted
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception) -> Any:

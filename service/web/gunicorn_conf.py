@@ -13,6 +13,10 @@ from service.config import Config
 worker_class = "gthread"
 threads = Config().WEB_THREADS
 keepalive = 5  # seconds an idle client connection stays open
+# no control socket (gunicorn 25.1+): its default path is one per user, so every gunicorn on
+# the machine would take it over from the others, and `gunicornc` would reach the wrong one;
+# older gunicorn ignores the setting
+control_socket_disable = True
 graceful_timeout = 20
 # the access log names paths, never query strings or referrers: those carry secrets (an
 # unsubscribe link's token, a stream ticket) that a log must not keep

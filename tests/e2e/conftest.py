@@ -80,24 +80,36 @@ def _wait_http(url: str, proc: subprocess.Popen) -> None:
 @pytest.fixture
 def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
     redis.Redis.from_url(redis_url).flushall()
+    with running_server(redis_url, tmp_path) as srv:
+        yield srv
+
+
+@contextlib.contextmanager
+def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Server]:
+    """gunicorn and one worker on `redis_url` (and the environment `settings`, such as a
+    separate store), stopped on leaving."""
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(tmp_path),
+    env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(data),
            "PARLEY_PORT": str(port), "PARLEY_SWEEP_SECONDS": "1",
            "PARLEY_STREAM_PORT": str(free_port())}
     env.pop("PARLEY_STORE_URL", None)
+    env.pop("PARLEY_STORE_CLUSTER", None)
+    env.update(settings)
     srv = Server(f"http://127.0.0.1:{port}", env)
     web = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
          "--bind", f"127.0.0.1:{port}", "--workers", "2",
          "--log-level", "warning", "service.web.wsgi:app"], env=env, start_new_session=True)
     srv.procs.append(web)
-    _wait_http(srv.url, web)
-    srv.start_worker()
-    yield srv
-    for proc in srv.procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in srv.procs:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(20)
-        srv.kill(proc)
+    try:
+        _wait_http(srv.url, web)
+        srv.start_worker()
+        yield srv
+    finally:
+        for proc in srv.procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in srv.procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(20)
+            srv.kill(proc)

@@ -3,8 +3,10 @@ stream process), resumed with Last-Event-ID, and a long poll of a game's events.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 import time
 from typing import Any
@@ -65,6 +67,10 @@ class Feed:
                 return out
 
     def close(self) -> None:
+        """Shut the socket first: closing alone waits for the reading thread's next frame
+        (a keep-alive, 15 s away)."""
+        with contextlib.suppress(OSError, AttributeError):
+            self.resp.raw.connection.sock.shutdown(socket.SHUT_RDWR)
         self.resp.close()
 
 

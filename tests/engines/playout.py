@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from parley_protocol.signing import dump_state
 
 from engines.contract import COMMON_CODES, Engine, IllegalMove, Move
@@ -84,7 +85,7 @@ class ContractChecker:
         self.chooser = chooser
         self.codes = set(engine.error_codes) | set(COMMON_CODES)
         self.validator = _move_validator(engine)
-        self.valid: set[str] = set()
+        self.valid: set[bytes] = set()
         self.per_type: dict[str, int] = {}
 
     def before(self, state: dict, seat: int, decision: dict, moves: list[Move],
@@ -100,7 +101,7 @@ class ContractChecker:
         for m in moves:
             if self.validator is not None:
                 # jsonschema is slow: each distinct move once, at most 40 of each type a game
-                key = json.dumps(m, sort_keys=True)
+                key = _snapshot(m)
                 kind = str(m.get("type"))
                 if key not in self.valid and self.per_type.get(kind, 0) < 40:
                     self.validator.validate(m)
@@ -133,23 +134,29 @@ class ContractChecker:
                 "a seat joined an open decision without the step advancing"
 
 
+def _snapshot(value: Any) -> bytes:
+    """The canonical bytes of a state or move, to compare before and after: orjson, since
+    these comparisons are most of a checked playout's time (the stdlib's json was 60%)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
 def agree(engine: Engine, state: dict, seat: int, move: Any, codes: set[str]) -> str | None:
     """`check` and `apply` give the same verdict on `move`; `check` changes nothing, a refused
     `apply` changes nothing, and a refusal's code is one the engine lists. Returns the code."""
-    before = json.dumps(state, sort_keys=True)
+    before = _snapshot(state)
     verdict: str | None = None
     try:
         engine.check(state, seat, move)
     except IllegalMove as err:
         verdict = err.code
-    assert json.dumps(state, sort_keys=True) == before, f"check changed the state ({move})"
-    scratch = json.loads(before)
+    assert _snapshot(state) == before, f"check changed the state ({move})"
+    scratch = orjson.loads(before)
     applied: str | None = None
     try:
-        engine.apply(scratch, seat, json.loads(json.dumps(move)), SeededRng(0))
+        engine.apply(scratch, seat, orjson.loads(_snapshot(move)), SeededRng(0))
     except IllegalMove as err:
         applied = err.code
-        assert json.dumps(scratch, sort_keys=True) == before, \
+        assert _snapshot(scratch) == before, \
             f"a refused apply changed the state ({move}, {err.code})"
     assert verdict == applied, f"check says {verdict}, apply says {applied} for {move}"
     if verdict is not None:

@@ -73,7 +73,7 @@ def _snapshot(store: Any, gid: str) -> dict[str, Any]:
     return {"meta": r.hgetall(game_key(gid, "meta")), "state": r.get(game_key(gid, "state")),
             "moves": r.xrange(game_key(gid, "moves")),
             "nonces": r.hgetall(game_key(gid, "nonces")),
-            "events": r.xlen(game_key(gid, "events")),
+            "events": r.hget(game_key(gid, "meta"), "events"),
             "draws": r.llen(game_key(gid, "draws")), "pending": store.pending_games()}
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from parley_protocol.verify import verify_bundle
 
-from service.notify.dispatch import append_server_move
+from service.domain.chain import append_server_move, server_envelope
 from service.storage.resolve_queue import wake
 from tests.notify.conftest import register, start_game
 from workers import notify
@@ -72,7 +72,8 @@ def test_a_server_move_that_is_not_the_default_fails_verification(nclient, napp,
     (late,) = summary["to_act"]
     store, key = napp.extensions["parley_store"], napp.extensions["parley_server_key"]
     other = {"type": "order", "pairs": [[1, 2], [0, 2], [0, 1]]}  # legal, not the default
-    if append_server_move(store, key, gid, late, summary["step"], other).schedule:
+    envelope = server_envelope(key, gid, late, summary["step"], other)
+    if append_server_move(store, key, envelope).schedule:
         wake(napp.extensions["parley_queue"], gid)  # as the deadline job does
     work()
     audit = _finish(nclient, work, gid, players)

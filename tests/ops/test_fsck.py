@@ -66,7 +66,7 @@ DAMAGES = {
 def _damage(store, gid: str, what: str) -> None:
     r = store.r
     if what == "state":
-        state = json.loads(r.get(game_key(gid, "state")))
+        state = json.loads(store.state_json(gid))
         state["step"] = state["step"] + 7
         r.set(game_key(gid, "state"), json.dumps(state, sort_keys=True, separators=(",", ":")))
     elif what == "hashes":

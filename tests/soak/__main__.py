@@ -31,13 +31,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recovery", type=float, default=defaults.recovery,
                         help="seconds every game gets to drain after the chaos")
     parser.add_argument("--seed", type=int, default=None, help="repeat a run's random choices")
+    parser.add_argument("--cluster", action="store_true",
+                        help="the game store on a Redis Cluster of three masters, whose nodes "
+                             "the chaos kills too")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data directory (logs, AOF) even when all is well")
     args = parser.parse_args(argv)
     opts = Options(minutes=args.minutes, concurrency=args.clients, workers=args.workers,
                    max_games=args.max_games, max_moves=args.max_moves,
                    chaos_gap=tuple(args.gap), recovery=args.recovery, seed=args.seed,
-                   keep=args.keep)
+                   keep=args.keep, store_cluster=args.cluster)
     # a SIGTERM (timeout, CI) stops the soak like Ctrl-C: its processes are stopped first
     signal.signal(signal.SIGTERM, _interrupt)
     report = run_soak(opts)

@@ -8,6 +8,10 @@ Redis answers. With `everysec` Redis may answer before a write reaches the disk 
 slow fsync runs, before it reaches the kernel), so a crash can lose up to about a second.
 Every process gets its own session, so a kill -9 reaches the whole process group (gunicorn's
 workers, an RQ worker's work horse); their output goes to log files in the data directory.
+
+With `store_cluster` the game store is a Redis Cluster of three masters of the same binary
+(tests/cluster/redis_cluster.py, AOF `always` too) and the Redis above keeps the queue, the rate
+limits and the live feeds; `restart_store_node` kill -9s one of its nodes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import redis
 import requests
 
 from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from tests.cluster.redis_cluster import LocalCluster
 
 #: rate limits (service/config.py) generous enough for many clients on one address: the limiter
 #: still runs (and meets the Redis restarts) but never refuses; the limits are tested elsewhere
@@ -50,11 +55,13 @@ class Cluster:
     redis_port: int = field(default_factory=free_port)
     web_port: int = field(default_factory=free_port)
     env: dict[str, str] = field(default_factory=dict)
+    store_cluster: bool = False
+    store: LocalCluster | None = None
     redis_proc: subprocess.Popen | None = None
     web_proc: subprocess.Popen | None = None
     worker_procs: list[subprocess.Popen] = field(default_factory=list)
     restarts: dict[str, int] = field(default_factory=lambda: {"worker": 0, "web": 0,
-                                                              "redis": 0})
+                                                              "redis": 0, "store": 0})
     _logs: list[IO[bytes]] = field(default_factory=list)
     _started: int = 0
 
@@ -69,6 +76,8 @@ class Cluster:
         })
         env.pop("PARLEY_STORE_URL", None)
         env.pop("PARLEY_STORE_CLUSTER", None)
+        if self.store_cluster:
+            self.store = LocalCluster(self.data / "store", appendfsync="always")
         self.env = {**env, **self.env}
 
     @property
@@ -80,12 +89,19 @@ class Cluster:
         return f"redis://127.0.0.1:{self.redis_port}/0"
 
     def redis(self) -> redis.Redis:
+        """A client of the game store: the Redis, or the store's cluster."""
+        if self.store is not None:
+            return redis.RedisCluster.from_url(self.store.url, decode_responses=True,
+                                               socket_timeout=10)
         return redis.Redis.from_url(self.redis_url, decode_responses=True, socket_timeout=10)
 
     # ---- starting ---------------------------------------------------------------------------
 
     def start(self) -> Cluster:
         self.start_redis()
+        if self.store is not None:
+            self.store.start()
+            self.env.update({"PARLEY_STORE_URL": self.store.url, "PARLEY_STORE_CLUSTER": "1"})
         self.start_web()
         for i in range(self.workers):
             self.worker_procs.append(self._spawn_worker(i))
@@ -162,12 +178,25 @@ class Cluster:
         self.start_redis()
         self.restarts["redis"] += 1
 
+    def restart_store_node(self, chooser: random.Random, down: float = 0.0) -> None:
+        """kill -9 one node of the store's cluster at random, stay down `down` seconds, and
+        start it again from its AOF (it rejoins by itself)."""
+        assert self.store is not None
+        i = chooser.randrange(self.store.masters)
+        self.store.kill_node(i)
+        time.sleep(down)
+        self.store.start_node(i)
+        self.restarts["store"] += 1
+
     def revive(self) -> list[str]:
         """Restart whatever exited on its own (a worker that lost Redis); names what it did."""
         done = []
         if self.redis_proc is None or self.redis_proc.poll() is not None:
             self.start_redis()
             done.append("redis")
+        for i in self.store.exited() if self.store is not None else ():
+            self.store.start_node(i)
+            done.append(f"store node {i}")
         if self.web_proc is None or self.web_proc.poll() is not None:
             self.kill(self.web_proc)
             self.start_web()
@@ -191,6 +220,8 @@ class Cluster:
             self.kill(proc)
         if self.redis_proc is not None:
             stop_redis(self.redis_proc)
+        if self.store is not None:
+            self.store.stop()
         for log in self._logs:
             log.close()
 

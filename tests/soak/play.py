@@ -130,7 +130,7 @@ class Client:
 
     def new_game(self, n: int) -> SoakGame | None:
         ruleset, seats, options = self.chooser.choice(GAME_KINDS)
-        players = [TestPlayer(f"soak{n}-{i}").register(self.http) for i in range(seats)]
+        players = [self._register(f"soak{n}-{i}") for i in range(seats)]
         resp = self.http.post("/v1/games", json={"ruleset": ruleset, "players": seats,
                                                  "options": options}, headers=players[0].auth)
         if resp.status_code != 201:
@@ -156,6 +156,22 @@ class Client:
             game.players[seat] = p
         self.stats.add("games_started")
         return game
+
+    def _register(self, name: str) -> TestPlayer:
+        """A new player. A registration retried after a kill of the web process, whose first
+        attempt got through, is refused (`key_registered`) and its token was lost with the
+        answer: register a fresh key instead."""
+        for attempt in range(3):
+            player = TestPlayer(f"{name}-{attempt}")
+            resp = self.http.post("/v1/players", json=player.registration())
+            if resp.status_code == 201:
+                body = resp.json()
+                player.id, player.key_id, player.token = body["id"], body["key_id"], body["token"]
+                return player
+            if resp.json().get("code") != "key_registered":
+                break
+            self.stats.add("refused_key_registered")
+        raise AssertionError(f"register: {resp.status_code} {resp.text}")
 
     # ---- playing ----------------------------------------------------------------------------
 

@@ -1,11 +1,13 @@
 """The crash soak: random games over HTTP while workers, the web process and Redis are killed.
 
 Phases (each bounded in time):
-1. start Redis (AOF, `appendfsync always`), gunicorn and `workers` RQ workers on loopback;
+1. start Redis (AOF, `appendfsync always`), gunicorn and `workers` RQ workers on loopback
+   (with `store_cluster`, the game store on a Redis Cluster of three masters beside it);
 2. play: `concurrency` client threads each create random games (Stratego Duel, Totohu with 2
    or 3 seats) and play them with moves chosen from `legal_moves`, signed by the seat's key;
    meanwhile the chaos loop kill -9s a worker, the web process or Redis at random moments and
-   starts it again (Redis from its AOF, on the same port with the same data directory);
+   starts it again (Redis from its AOF, on the same port with the same data directory); with
+   `store_cluster`, a node of the store's cluster too;
 3. recover: chaos stops, anything that died is started again, and every game must drain (no
    entry left queued) within `recovery` seconds; games still holding queued moves are *stuck*;
 4. finish: every running game is ended by resignations, so that its record is published;
@@ -34,10 +36,13 @@ from typing import Any, TextIO
 from parley_protocol.verify import verify_bundle
 
 from service.storage.keys import game_key
+from service.storage.state_packing import unpack_state
 from tests.soak.cluster import Cluster
 from tests.soak.play import Client, Http, SoakGame, Stats, Unreachable
 
 CHAOS = ("worker", "web", "redis")
+#: what the chaos kills with the store on a cluster: a node of it too, as often as Redis
+CLUSTER_CHAOS = (*CHAOS, "store")
 
 
 @dataclass
@@ -52,6 +57,7 @@ class Options:
     seed: int | None = None
     progress_every: float = 10
     keep: bool = False  # keep the data directory (logs, AOF) even when everything passed
+    store_cluster: bool = False  # the game store on a Redis Cluster of three masters
 
 
 @dataclass
@@ -118,7 +124,8 @@ class Report:
             f"  applied twice             {self.applied_twice}",
             f"  stuck after recovery      {self.stuck}",
             f"  restarts survived         {survived} (worker {r.get('worker', 0)}, web "
-            f"{r.get('web', 0)}, redis {r.get('redis', 0)}; {self.revived} exits restarted)",
+            f"{r.get('web', 0)}, redis {r.get('redis', 0)}, store node {r.get('store', 0)}; "
+            f"{self.revived} exits restarted)",
             f"  idempotent re-posts       {self.client['idempotent_reposts']}",
             f"  refused at once           {refused or 0}",
             f"  client retries            {retries or 0}",
@@ -140,9 +147,10 @@ def run_soak(opts: Options, out: TextIO = sys.stdout) -> Report:
     def say(text: str) -> None:
         print(f"[{time.monotonic() - t0:6.1f}s] {text}", file=out, flush=True)
 
-    cluster = Cluster(data, workers=opts.workers)
-    say(f"starting Redis (AOF, appendfsync always), gunicorn and {opts.workers} workers "
-        f"in {data}")
+    cluster = Cluster(data, workers=opts.workers, store_cluster=opts.store_cluster)
+    say(f"starting Redis (AOF, appendfsync always), "
+        f"{'a 3-master Redis Cluster for the store, ' if opts.store_cluster else ''}"
+        f"gunicorn and {opts.workers} workers in {data}")
     cluster.start()
     try:
         _soak(cluster, opts, report, seed, say)
@@ -225,20 +233,24 @@ def _chaos(cluster: Cluster, opts: Options, chooser: random.Random,
            games: list[SoakGame], say: Any) -> None:
     """Kill things at random moments until the play time is over; print progress."""
     end = time.monotonic() + opts.minutes * 60
-    plan = list(CHAOS)  # every kind at least once early on, then at random
+    kinds = CLUSTER_CHAOS if opts.store_cluster else CHAOS
+    plan = list(kinds)  # every kind at least once (past the play time if need be), then at random
     chooser.shuffle(plan)
     next_kill = time.monotonic() + chooser.uniform(*opts.chaos_gap)
     next_progress = time.monotonic() + opts.progress_every
-    while time.monotonic() < end:
+    while time.monotonic() < end or plan:
         if not any(t.is_alive() for t in threads):  # every client is done (max_games)
             break
         now = time.monotonic()
         if now >= next_kill:
-            kind = plan.pop(0) if plan else chooser.choices(CHAOS, weights=(3, 1, 1))[0]
+            kind = plan.pop(0) if plan else chooser.choices(
+                kinds, weights=(3, 1, 1, 1)[:len(kinds)])[0]
             if kind == "worker":
                 cluster.kill_worker(chooser)
             elif kind == "web":
                 cluster.restart_web()
+            elif kind == "store":
+                cluster.restart_store_node(chooser, down=chooser.uniform(0, 1.5))
             else:
                 cluster.restart_redis(down=chooser.uniform(0, 1.5))
             say(f"kill -9 {kind}: restarted")
@@ -252,7 +264,8 @@ def _chaos(cluster: Cluster, opts: Options, chooser: random.Random,
             say(f"games {len(games)} ({stats['games_finished']} finished) · acknowledged "
                 f"{stats['acknowledged']}, applied {stats['seen_applied']}, rejected "
                 f"{stats['seen_rejected']} · kills worker {r['worker']} web {r['web']} "
-                f"redis {r['redis']} · retries {stats['connection_errors']} conn, "
+                f"redis {r['redis']} store {r['store']} · retries "
+                f"{stats['connection_errors']} conn, "
                 f"{sum(v for k, v in stats.counts.items() if k.startswith('http_'))} http")
             next_progress = now + opts.progress_every
         time.sleep(0.1)
@@ -302,7 +315,7 @@ def _check(cluster: Cluster, http: Http, games: list[SoakGame], report: Report) 
         seqs = [h["seq"] for h in audit["state_hashes"]]
         digests = [e["digest"] for e in audit["entries"]]
         report.applied_twice += (len(seqs) - len(set(seqs))) + (len(digests) - len(set(digests)))
-        stored = r.get(game_key(game.id, "state")) or ""
+        stored = unpack_state(r.get(game_key(game.id, "state"))) or ""
         digest = hashlib.sha256(stored.encode("utf-8")).hexdigest()
         if not audit["state_hashes"] or audit["state_hashes"][-1]["hash"] != digest:
             report.state_mismatches.append(f"{game.id}: the stored state's hash {digest[:12]} "

@@ -1,4 +1,5 @@
-"""The crash soak, short: about a minute of random games under kill -9 (docs/testing.md)."""
+"""The crash soak, short: about twenty seconds of random games under kill -9 (docs/testing.md);
+`make soak` is the long run."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from tests.soak.soak import Options, Report, _count, run_soak
 def test_short_soak_loses_nothing_and_doubles_nothing() -> None:
     seed = int(os.environ["PARLEY_SOAK_SEED"]) if os.environ.get("PARLEY_SOAK_SEED") else None
     progress = io.StringIO()
-    report = run_soak(Options(minutes=0.6, concurrency=6, workers=3, chaos_gap=(3, 6),
+    # 12 s of play with a kill every 0.5-1.5 s: each kind of kill at least once (the chaos goes
+    # on past the play time until it has), then more at random
+    report = run_soak(Options(minutes=0.2, concurrency=6, workers=3, chaos_gap=(0.5, 1.5),
                               recovery=90, seed=seed, progress_every=10), out=progress)
     print(progress.getvalue() + report.render())  # shown by pytest when the test fails
     assert report.failures() == [], report.render()
     # it really did something: moves under every kind of kill, and every game checked
-    assert report.acknowledged >= 50
+    assert report.acknowledged >= 30
     assert report.applied + report.rejected == report.acknowledged
     assert report.applied > report.rejected
     assert all(report.restarts[kind] >= 1 for kind in ("worker", "web", "redis"))

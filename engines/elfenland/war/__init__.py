@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from engines.contract import JSON, Decision, Event, Move, Result, Rng, State
-from engines.elfenland.war import legal, notation, rules, setup, text
+from engines.contract import JSON, Decision, Event, Move, Namer, Result, Rng, State
+from engines.elfenland.war import event_text, legal, notation, rules, setup, text
 from engines.elfenland.war import view as views
 from engines.elfenland.war.errors import ERROR_CODES
 from engines.elfenland.war.notation import MOVE_SCHEMA, NOTATION
@@ -80,6 +80,9 @@ class War:
 
     def parse_move(self, text: str) -> Move:
         return notation.parse_move(text)
+
+    def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe(event, name)
 
 
 WAR = War()

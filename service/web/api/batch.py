@@ -18,6 +18,7 @@ from flask_smorest import Blueprint
 
 from service.domain.accept import Accepted, parse_body, submit_moves
 from service.domain.game import seat_view
+from service.domain.game_reads import view_inputs
 from service.domain.problems import InvalidRequest, NotFound, Problem
 from service.storage.resolve_queue import wake_games
 from service.web.api import deps
@@ -87,9 +88,10 @@ class ViewBatch(MethodView):
         `GET /v1/games/{game}/view` answers that caller, in the order asked; a game that does
         not exist has a `problem` instead. One request and one Redis round trip for all."""
         digest = bearer_digest()
-        pid, contexts = deps.store().view_contexts(digest, query["game"])
+        store = deps.store()
+        pid, contexts = store.view_contexts(digest, query["game"])
         known_token(pid)
-        views = [seat_view(gid, meta, state_json, pid) if meta else
+        views = [seat_view(gid, *view_inputs(store, gid, meta, state_json), pid) if meta else
                  {"game": gid, "problem": item_problem(NotFound("No such game.",
                                                                 code="game_not_found"))}
                  for gid, (meta, state_json) in zip(query["game"], contexts, strict=True)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import logging
 import re
 import secrets
@@ -23,6 +22,7 @@ from service.domain.game import (
     seat_view,
     start_game,
 )
+from service.domain.game_reads import player_games, view_inputs
 from service.domain.live_feed import ticket
 from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import Conflict, InvalidRequest, NotFound
@@ -125,18 +125,21 @@ def _wanted(game: Game, pid: str, query: dict) -> bool:
 
 
 def games_page(pid: str, query: dict) -> dict:
-    """One page of a player's games that pass the query's filters (see `listGames`)."""
+    """One page of a player's games that pass the query's filters (see `listGames`): those
+    in Redis and the archived ones, merged in id order (archived games are all finished, so
+    a filter for another status or for `turn=mine` skips the archive)."""
     store = deps.store()
-    ids = store.player_games(pid)
-    cursor = query["cursor"] or query["after"]
-    at = bisect.bisect_right(ids, cursor) if cursor else 0
+    archived = query.get("status") in (None, "finished") and query.get("turn") != "mine"
     games: list[dict] = []
-    while at < len(ids) and len(games) < query["limit"]:
-        game = load_game(store, ids[at])
-        at += 1
+    last = None
+    for gid, meta in player_games(store, pid, query["cursor"] or query["after"], archived):
+        if len(games) == query["limit"]:
+            return {"games": games, "next": last}  # more follow
+        last = gid
+        game = Game.from_meta(gid, meta) if meta is not None else load_game(store, gid)
         if game is not None and _wanted(game, pid, query):
             games.append(summary(game))
-    return {"games": games, "next": ids[at - 1] if at < len(ids) else None}
+    return {"games": games, "next": None}
 
 
 @blp.route("/<game>")
@@ -218,6 +221,7 @@ class View(MethodView):
             known_token(pid)
         if not meta:
             raise NotFound("No such game.", code="game_not_found")
+        meta, state_json = view_inputs(store, game, meta, state_json)
         return seat_view(game, meta, state_json, pid)
 
 

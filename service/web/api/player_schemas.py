@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from zoneinfo import available_timezones
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.domain.envelope import B64Url
 
@@ -61,13 +61,36 @@ class KeySchema(Schema):
     created_at = fields.String()
 
 
+MAIL_MOVES_DOC = {"description": "whether a reply to a turn mail makes a move (docs/"
+                                 "notifications.md \"Moves by reply\"); default true for a "
+                                 "player with an email address"}
+MAIL_DIGEST_DOC = {"description": "`daily`: one mail a day listing every game where it is your "
+                                  "turn, instead of a mail per turn; `off` (default)"}
+DIGEST_HOUR_DOC = {"description": "the hour (0-23, in `time_zone`) the daily digest is sent; "
+                                  "default 8"}
+
+
 class PlayerUpdateSchema(Schema):
-    time_zone = fields.String(required=True, validate=known_time_zone, metadata=TIME_ZONE_DOC)
+    time_zone = fields.String(validate=known_time_zone, metadata=TIME_ZONE_DOC)
+    mail_moves = fields.Boolean(truthy={True}, falsy={False}, metadata=MAIL_MOVES_DOC)
+    mail_digest = fields.String(validate=validate.OneOf(["off", "daily"]),
+                                metadata=MAIL_DIGEST_DOC)
+    digest_hour = fields.Integer(strict=True, validate=validate.Range(min=0, max=23),
+                                 metadata=DIGEST_HOUR_DOC)
+
+    @validates_schema
+    def _something(self, data: dict, **_: object) -> None:
+        if not data:
+            raise ValidationError("Name at least one setting to change.")
 
 
 class PlayerSettingsSchema(Schema):
     id = fields.String(required=True)
     time_zone = fields.String(required=True, metadata=TIME_ZONE_DOC)
+    mail_moves = fields.Boolean(required=True, metadata=MAIL_MOVES_DOC)
+    mail_digest = fields.String(required=True, validate=validate.OneOf(["off", "daily"]),
+                                metadata=MAIL_DIGEST_DOC)
+    digest_hour = fields.Integer(required=True, metadata=DIGEST_HOUR_DOC)
 
 
 class PlayerSchema(Schema):

@@ -10,7 +10,10 @@ from flask_smorest import Blueprint
 from parley_protocol.signing import key_claim, verify_key_claim
 
 from service.domain.live_feed import ticket
+from service.domain.mail_moves import allows_mail_moves
 from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound
+from service.notify import digest
+from service.storage import mail_replies
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -74,6 +77,8 @@ class Players(MethodView):
         key = {"player": pid, "public_key": data["public_key"], "created_at": created}
         deps.store().create_player(pid, fields, key_id, key, token_hash)
         index_token(deps.store(), pid, token_hash, created)
+        if data.get("email"):
+            mail_replies.index_email(deps.store(), data["email"], pid)
         log.info("player %s registered", pid)
         return {"id": pid, "key_id": key_id, "token": token}
 
@@ -119,10 +124,21 @@ class PlayerResource(MethodView):
     @blp.doc(security=[{"bearer": []}])
     def patch(self, data: dict, player: str) -> dict:
         """Change the caller's settings: `time_zone` (IANA name), in which mails show
-        deadlines."""
+        deadlines; `mail_moves` (replies to turn mails make moves); `mail_digest` and
+        `digest_hour` (one mail a day instead of one per turn). Answers every setting."""
         require_self(player)
-        deps.store().update_player(player, {"time_zone": data["time_zone"]})
-        return {"id": player, "time_zone": data["time_zone"]}
+        fields = {name: str(value) for name, value in data.items()
+                  if name in ("time_zone", "mail_digest", "digest_hour")}
+        if "mail_moves" in data:
+            fields["mail_moves"] = "1" if data["mail_moves"] else "0"
+        store = deps.store()
+        store.update_player(player, fields)
+        record = store.player(player) or {}
+        digest.reschedule(store, player, record)
+        return {"id": player, "time_zone": record.get("time_zone") or "UTC",
+                "mail_moves": allows_mail_moves(record),
+                "mail_digest": record.get("mail_digest") or "off",
+                "digest_hour": digest.hour_of(record)}
 
 
 @blp.route("/<player>/games")

@@ -10,6 +10,7 @@ from parley_protocol.verify import RECORD_FORMAT
 
 from service.domain.accept import get_game_or_404
 from service.domain.audit_bundle import all_events, build_bundle
+from service.domain.game_reads import reads_of
 from service.domain.problems import Conflict
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -47,9 +48,10 @@ class Record(MethodView):
         if not record.finished:
             raise Conflict("The game has not finished; its record is published at the end.",
                            code="game_not_finished")
+        reads = reads_of(store, record)  # one consistent copy, in Redis or the archive
         body = {"format": RECORD_FORMAT, "game": game,
-                "audit": build_bundle(store, record, deps.server_key()),
-                "events": all_events(store, game)}
+                "audit": build_bundle(store, record, deps.server_key(), reads),
+                "events": all_events(reads, game)}
         # returned as a Response so that no schema dump can drop a signed field: the bundle's
         # signature covers exactly what build_bundle produced
         return jsonify(body)

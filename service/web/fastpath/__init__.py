@@ -40,6 +40,7 @@ from werkzeug.routing import IntegerConverter, UnicodeConverter
 from service.domain.accept import queued_body, submit_move
 from service.domain.game import seat_view
 from service.domain.problems import Problem
+from service.storage.game_records import is_archived
 from service.web.auth import bearer_token, hash_token
 from service.web.fastpath.quota import MoveQuota, QuotaBreached
 from service.web.limits import ADDRESS_CHARGED
@@ -90,7 +91,7 @@ class HotPaths:
             digest = hash_token(token)
         try:
             meta, state_json, pid = self.store.view_context(game, digest)
-            if not meta or (digest is not None and pid is None):
+            if not meta or is_archived(meta) or (digest is not None and pid is None):
                 return self.next(environ, start_response)
             data = orjson.dumps(seat_view(game, meta, state_json, pid), option=_JSON)
         except Exception as err:  # the app answers it: its problem, its 503, its logged 500

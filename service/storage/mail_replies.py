@@ -1,0 +1,55 @@
+"""The records behind moves made by mail reply: reply tokens, the address index, the digest
+schedule and the answer budget (docs/notifications.md "Moves by reply").
+
+Single-key commands only: none of these keys belongs to a game's slot.
+"""
+
+from __future__ import annotations
+
+from service.storage.keys import DIGESTS_KEY, answers_key, email_key, reply_token_key
+from service.storage.store import Store
+
+
+def save_token(store: Store, digest: str, record: str, ttl: int) -> None:
+    store.r.set(reply_token_key(digest), record, ex=ttl)
+
+
+def token_record(store: Store, digest: str) -> str | None:
+    return store.r.get(reply_token_key(digest))
+
+
+def index_email(store: Store, address: str, pid: str) -> None:
+    """The first player registered with an address keeps it (answers go to the address
+    anyway, so which of two such players it names does not matter)."""
+    store.r.set(email_key(address.lower()), pid, nx=True)
+
+
+def player_for_email(store: Store, address: str) -> str | None:
+    return store.r.get(email_key(address.lower()))
+
+
+def count_answer(store: Store, address: str) -> int:
+    """Count one answer to `address` in the current hour; returns the hour's count so far."""
+    key = answers_key(address.lower())
+    pipe = store.r.pipeline(transaction=False)
+    pipe.set(key, 0, ex=3600, nx=True)  # the hour starts with the first answer
+    pipe.incr(key)
+    return int(pipe.execute()[1])
+
+
+def schedule_digest(store: Store, pid: str, due: float) -> None:
+    store.r.zadd(DIGESTS_KEY, {pid: due})
+
+
+def unschedule_digest(store: Store, pid: str) -> None:
+    store.r.zrem(DIGESTS_KEY, pid)
+
+
+def due_digests(store: Store, now: float, count: int = 100) -> list[str]:
+    return store.r.zrangebyscore(DIGESTS_KEY, "-inf", now, start=0, num=count)
+
+
+def claim_digest(store: Store, pid: str, next_due: float) -> bool:
+    """Move the player's due time on to `next_due`; True for the one caller that did (a due
+    time only grows, so a second claim of the same digest changes nothing)."""
+    return bool(store.r.zadd(DIGESTS_KEY, {pid: next_due}, xx=True, gt=True, ch=True))

@@ -1,0 +1,149 @@
+"""A real Redis Cluster of the bundled binary on loopback: N masters, no replicas.
+
+Used by the cluster tests (tests/cluster/conftest.py), the crash soak's cluster mode
+(`python -m tests.soak --cluster`) and the end-to-end benchmark (`--store cluster`). The
+bundled redis-server (6.2) has no `CLUSTER ADDSLOTSRANGE` and `redis-cli --cluster create` is
+not needed: each node is given its third of the slots with `CLUSTER ADDSLOTS`, the nodes meet,
+and the cluster is ready once every node reports `cluster_state:ok` and knows every slot.
+
+A node listens on its port and on port + 10000 (the cluster bus), so ports are drawn below
+55536 with both free. A node restarted on its port with its directory rejoins by itself
+(`nodes.conf` and the AOF are there).
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from service.ops.embedded_redis import start_redis, stop_redis
+
+#: the slots of a cluster
+SLOTS = 16384
+#: the cluster bus listens this far above a node's port
+BUS_OFFSET = 10000
+#: a node unreachable this long is failed by the others (short: a restarted node rejoins fast)
+NODE_TIMEOUT_MS = 2000
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def cluster_ports(count: int, low: int = 20000, high: int = 45000) -> list[int]:
+    """`count` ports in [low, high) whose bus ports (+10000) are free too."""
+    chooser = random.Random()
+    ports: list[int] = []
+    for _ in range(10000):
+        port = chooser.randrange(low, high)
+        taken = {p for q in ports for p in (q, q + BUS_OFFSET)}
+        if port in taken or port + BUS_OFFSET in taken:
+            continue
+        if _free(port) and _free(port + BUS_OFFSET):
+            ports.append(port)
+            if len(ports) == count:
+                return ports
+    raise RuntimeError("no free ports for a Redis Cluster")
+
+
+@dataclass
+class LocalCluster:
+    """`masters` redis-server processes in `data`, one directory each, forming one cluster."""
+
+    data: Path
+    masters: int = 3
+    appendfsync: str = "no"
+    ports: list[int] = field(default_factory=list)
+    procs: list[subprocess.Popen | None] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """A startup node's URL: the cluster client finds the others from it."""
+        return f"redis://127.0.0.1:{self.ports[0]}/0"
+
+    def node(self, i: int) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.ports[i], decode_responses=True,
+                           socket_timeout=5)
+
+    def start(self, wait: float = 30) -> LocalCluster:
+        self.ports = self.ports or cluster_ports(self.masters)
+        self.procs = [None] * self.masters
+        try:
+            for i in range(self.masters):
+                self.start_node(i)
+            self._form(wait)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def start_node(self, i: int) -> None:
+        """Start (or restart from its directory: same port, same files) node `i`."""
+        self.procs[i] = start_redis(
+            self.data / f"node-{i}", self.ports[i], appendfsync=self.appendfsync,
+            extra=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                   "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+                   "--cluster-require-full-coverage", "no"])
+
+    def kill_node(self, i: int) -> None:
+        """kill -9 node `i` (it is our child, in a session of its own)."""
+        proc = self.procs[i]
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+
+    def exited(self) -> list[int]:
+        return [i for i, p in enumerate(self.procs) if p is None or p.poll() is not None]
+
+    def _form(self, wait: float) -> None:
+        share = -(-SLOTS // self.masters)
+        for i in range(self.masters):
+            slots = list(range(i * share, min((i + 1) * share, SLOTS)))
+            for at in range(0, len(slots), 1000):
+                self.node(i).execute_command("CLUSTER ADDSLOTS", *slots[at:at + 1000])
+        for i in range(1, self.masters):
+            self.node(0).execute_command("CLUSTER MEET", "127.0.0.1", self.ports[i])
+        self.wait_ok(wait)
+
+    def wait_ok(self, wait: float = 30) -> None:
+        """Until every node sees every node and serves every slot."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                infos = [self.node(i).cluster("info") for i in range(self.masters)]
+                if all(info["cluster_state"] == "ok"
+                       and int(info["cluster_known_nodes"]) == self.masters
+                       and int(info["cluster_slots_ok"]) == SLOTS for info in infos):
+                    return
+            except redis.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Redis Cluster in {self.data} did not form in {wait} s")
+            time.sleep(0.05)
+
+    def flush(self) -> None:
+        for i in range(self.masters):
+            self.node(i).flushall()
+
+    def stop(self) -> None:
+        """SIGTERM every node: each flushes its AOF and exits."""
+        for proc in self.procs:
+            if proc is not None:
+                stop_redis(proc)
+
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
