@@ -46,6 +46,8 @@ RESUME_GRACE = 600
 KEEPALIVE_SECONDS = 15
 #: the longest a long poll waits
 MAX_WAIT = 60
+#: on SIGTERM, how long open streams and long polls get before they are cut
+SHUTDOWN_SECONDS = 1.0
 #: how long the shared reader blocks before it takes in newly connected players
 READ_BLOCK_MS = 1000
 
@@ -285,6 +287,9 @@ def make_app(config: Config) -> web.Application:
 def main() -> int:
     """`parley stream`: serve until SIGTERM or Ctrl-C."""
     config = Config()
+    # a feed never ends by itself: on SIGTERM, cut the open streams after a second rather than
+    # wait for them (their clients resume with Last-Event-ID, docs/live.md)
     web.run_app(make_app(config), host="127.0.0.1", port=config.STREAM_PORT,
-                print=lambda msg: log.info("%s", msg), access_log=None)
+                print=lambda msg: log.info("%s", msg), access_log=None,
+                shutdown_timeout=SHUTDOWN_SECONDS)
     return 0
