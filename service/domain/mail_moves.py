@@ -76,14 +76,12 @@ def token_digest(token: str) -> str:
     return signing.b64url_encode(hashlib.sha256(token.lower().encode("ascii")).digest())
 
 
-def issue(store: Store, server_key: Any, gid: str, seat: int, step: int, pid: str) -> str:
-    """The turn's reply token, recorded (again) for TOKEN_TTL."""
+def reply_to(store: Store, server_key: Any, domain: str, gid: str, seat: int, step: int,
+             pid: str) -> str:
+    """The turn's reply address `move-<token>@domain`, its token recorded (again) for
+    TOKEN_TTL."""
     token = token_for(server_key, gid, seat, step, pid)
     records.save_token(store, token_digest(token), f"{gid} {seat} {step} {pid}", TOKEN_TTL)
-    return token
-
-
-def reply_address(domain: str, token: str) -> str:
     return f"move-{token}@{domain}"
 
 

@@ -46,7 +46,7 @@ def next_due(now: float, player: dict[str, str]) -> float:
     local = datetime.fromtimestamp(now, tz=UTC).astimezone(zone)
     at = local.replace(hour=hour_of(player), minute=0, second=0, microsecond=0)
     if at.timestamp() <= now:
-        at = (at + timedelta(days=1)).replace(hour=hour_of(player))
+        at += timedelta(days=1)  # aware arithmetic keeps the wall-clock hour
     return at.timestamp()
 
 
@@ -89,8 +89,8 @@ def send_digest(store: Store, config: Config, server_key: Any, pid: str,
             continue
         reply = None
         if mail_moves.allows_mail_moves(player):
-            token = mail_moves.issue(store, server_key, gid, seat, game.step, pid)
-            reply = mail_moves.reply_address(config.MAIL_REPLY_DOMAIN, token)
+            reply = mail_moves.reply_to(store, server_key, config.MAIL_REPLY_DOMAIN, gid,
+                                        seat, game.step, pid)
         waiting.append((game, seat, reply))
     if not waiting:
         return False

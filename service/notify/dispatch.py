@@ -223,8 +223,8 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         records.update_delivery(store, did, {"mail_after": str(told)})
     reply = None
     if mail_moves.allows_mail_moves(player) and letters.asks_to_move(game, notice):
-        token = mail_moves.issue(store, server_key, game.id, notice["seat"], notice["step"], pid)
-        reply = mail_moves.reply_address(config.MAIL_REPLY_DOMAIN, token)
+        reply = mail_moves.reply_to(store, server_key, config.MAIL_REPLY_DOMAIN, game.id,
+                                    notice["seat"], notice["step"], pid)
     letter = letters.write(store, config, game, notice, player, pid, told, reply)
     root = letters.thread_root(game.id, pid)
     msg = mail.compose(config, to=player["email"], subject=letter.subject, body=letter.text,

@@ -82,8 +82,8 @@ def _answer(store: Store, config: Config, server_key: Any, msg: EmailMessage, se
     reply = None
     if game is not None and seat is not None and game.status == "active" and \
             seat in game.to_act and mail_moves.allows_mail_moves(player):
-        token = mail_moves.issue(store, server_key, game.id, seat, game.step, ticket.pid)
-        reply = mail_moves.reply_address(config.MAIL_REPLY_DOMAIN, token)
+        reply = mail_moves.reply_to(store, server_key, config.MAIL_REPLY_DOMAIN, game.id, seat,
+                                    game.step, ticket.pid)
     letter = letters.answer(store, config, game if seat is not None else None, seat, player,
                             pid, refusal.message, reply)
     answer = mail.compose(
