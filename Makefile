@@ -18,8 +18,13 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/parley run
 
+# The suite on TEST_PROCESSES processes, a file's tests together (they share its servers), then
+# the OpenAPI fuzz alone: schemathesis names all its cases alike, and xdist would run two of them.
+TEST_PROCESSES ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --ignore=tests/fuzz
+	$(BIN)/python -m pytest -q tests/fuzz
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m 'not slow'

@@ -82,6 +82,9 @@ from urllib.parse import urlsplit
 import orjson
 import redis
 
+from bench.cpu import describe as describe_cpu
+from bench.cpu import per_move as cpu_per_move
+from bench.cpu import snapshot as cpu_snapshot
 from bench.common import (
     Figure,
     System,
@@ -799,9 +802,10 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
 
 def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float,
               rate: float | None, army: str, batch: bool = False,
-              store: GameStore | None = None) -> dict[str, Any]:
+              store: GameStore | None = None, cpu: bool = False) -> dict[str, Any]:
     """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`; the games
-    are read from `store` (by default the queue's Redis, `redis_url`)."""
+    are read from `store` (by default the queue's Redis, `redis_url`). `cpu`: also the CPU
+    per applied move by role over the measured window (`bench.cpu`)."""
     store = store or GameStore(redis_url)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
@@ -822,6 +826,12 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     while time.time() < start:
         time.sleep(0.05)
     jobs_before = jobs_done(conn)
+    cpu_window = []
+    if cpu:
+        cpu_window.append(cpu_snapshot())
+        while time.time() < start + seconds:
+            time.sleep(0.01)
+        cpu_window.append(cpu_snapshot())
     reports = [out.get(timeout=seconds + 300) for _ in procs]
     jobs = jobs_done(conn) - jobs_before
     for p in procs:
@@ -833,6 +843,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     posts = sum(r.get("posts", 0) for r in reports)
     return {"moves_per_s": len(latencies) / seconds, "latencies": latencies, "errors": errors,
             "samples": [e for r in reports for e in r["errors"]][:3],
+            "cpu": cpu_per_move(*cpu_window, len(latencies)) if cpu_window else {},
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
             if posts else float("nan")}
@@ -843,7 +854,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, store: str = "single",
-        **_: Any) -> list[Figure]:
+        cpu: bool = False, **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
@@ -875,9 +886,13 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                     batch = m == "batch"
                     n = bot_games if batch else games
                     peak = move_load(system.url, redis_url, loaders, n, seconds, None, army,
-                                     batch, games_at)
+                                     batch, games_at, cpu)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
-                                     peak["moves_per_s"] / 2, army, batch, games_at)
+                                     peak["moves_per_s"] / 2, army, batch, games_at, cpu)
+                    if cpu:
+                        for name, phase in (("peak", peak), ("half peak", half)):
+                            print(f"e2e ({m}, {name}, {phase['moves_per_s']:.0f} moves/s): "
+                                  f"{describe_cpu(phase['cpu'])}", flush=True)
                     phases[m] = (peak, half)
                 rq_after = noop_rate(redis_url, loaders, seconds)
             finally:
@@ -943,6 +958,9 @@ def _extra(p: Any) -> None:
     p.add_argument("--store", default="single", choices=("single", "cluster"),
                    help="the game store on the queue's Redis, or on a Redis Cluster of three "
                         "masters (the queue, rate limits and live feeds stay on the Redis)")
+    p.add_argument("--cpu", action="store_true",
+                   help="print each phase's CPU per applied move by role (web, worker, redis, "
+                        "load generators, the rest of the machine)")
 
 
 if __name__ == "__main__":

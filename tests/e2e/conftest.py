@@ -106,9 +106,12 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
         srv.start_worker()
         yield srv
     finally:
+        srv.http.close()
         for proc in srv.procs:
             if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
+                # gunicorn's graceful stop lets kept-alive connections linger for seconds;
+                # a test's end needs no grace (tests/ops/test_shutdown.py tests it)
+                proc.send_signal(signal.SIGQUIT if proc is web else signal.SIGTERM)
         for proc in srv.procs:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(20)
