@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+import requests
 
 from service.ops.embedded_redis import free_port, start_redis, stop_redis
 
@@ -152,14 +153,13 @@ class System:
         self.url = f"http://127.0.0.1:{port}"
         self.env = {**os.environ, "REDIS_URL": self.redis_url, "PARLEY_DATA": str(self.data),
                     "PARLEY_PORT": str(port), "PARLEY_WORKER_CLASS": self.worker_class,
+                    "PARLEY_STREAM_PORT": str(free_port()),
                     # the load comes from a handful of players on one address
                     "PARLEY_RATE_LIMITS": "0", **self.env}
         self.env.pop("PARLEY_STORE_URL", None)
         self.port = port
 
     def start(self) -> System:
-        import requests
-
         web = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
              "--bind", f"127.0.0.1:{self.port}",
@@ -176,6 +176,22 @@ class System:
                     raise RuntimeError("web process did not start") from None
                 time.sleep(0.1)
         return self.start_workers()
+
+    def start_stream(self) -> System:
+        """The stream process (the players' live streams), as `parley run` starts it."""
+        proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
+                                start_new_session=True, stderr=subprocess.DEVNULL)
+        self.procs.append(proc)
+        url = f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(url, timeout=5)
+                return self
+            except requests.RequestException:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("stream process did not start") from None
+                time.sleep(0.1)
 
     def start_workers(self) -> System:
         """The `parley worker` processes (alone: a system without web processes)."""

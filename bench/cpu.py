@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: (role, a substring of the command line), first match wins
-ROLES = (("web", "gunicorn"), ("worker", "service.cli worker"), ("redis", "redis-server"),
-         ("load", "multiprocessing"))
+ROLES = (("web", "gunicorn"), ("worker", "service.cli worker"),
+         ("stream", "service.cli stream"), ("redis", "redis-server"), ("load", "multiprocessing"))
 
 
 def _read(path: str) -> str:
@@ -52,13 +52,13 @@ def _role(pid: int) -> str | None:
     return next((role for role, mark in ROLES if mark in cmdline), None)
 
 
-def _ticks(pid: int) -> int:
-    """User + system time of one process (its own threads; not its waited-for children)."""
+def _ticks(pid: int) -> tuple[int, int]:
+    """(user, system) time of one process (its own threads; not its waited-for children)."""
     stat = _read(f"/proc/{pid}/stat")
     if not stat:
-        return 0
+        return 0, 0
     fields = stat.rpartition(")")[2].split()
-    return int(fields[11]) + int(fields[12])
+    return int(fields[11]), int(fields[12])
 
 
 def _machine() -> tuple[int, int]:
@@ -71,32 +71,41 @@ def _machine() -> tuple[int, int]:
 
 @dataclass
 class Snapshot:
-    """CPU ticks by role of the descendants of one process, and the machine's, at one time."""
+    """CPU ticks by role of the descendants of one process ((user, system) each), and the
+    machine's, at one time."""
 
-    by_role: dict[str, int]
+    by_role: dict[str, tuple[int, int]]
     machine_busy: int
     machine_all: int
 
 
 def snapshot(root: int | None = None) -> Snapshot:
     by_pid = {pid: _role(pid) for pid in _descendants(root or os.getpid())}
-    by_role: dict[str, int] = {}
+    by_role: dict[str, tuple[int, int]] = {}
     for pid, role in by_pid.items():
         if role is not None:
-            by_role[role] = by_role.get(role, 0) + _ticks(pid)
+            user, system = _ticks(pid)
+            was = by_role.get(role, (0, 0))
+            by_role[role] = (was[0] + user, was[1] + system)
     busy, total = _machine()
     return Snapshot(by_role, busy, total)
 
 
 def per_move(before: Snapshot, after: Snapshot, moves: int) -> dict[str, float]:
-    """Milliseconds of CPU per move by role, `other` for the rest of the machine's busy time,
-    `all` for the machine's. A process that started or ended within the window counts only
-    the part seen at both ends (the roles here live through a phase)."""
+    """Milliseconds of CPU per move by role (`<role> sys`: its system part), `other` for the
+    rest of the machine's busy time, `all` for the machine's. A process that started or ended
+    within the window counts only the part seen at both ends (the roles here live through a
+    phase)."""
     if moves <= 0:
         return {}
     ms = 1000 / TICK / moves
-    out = {role: (after.by_role.get(role, 0) - before.by_role.get(role, 0)) * ms
-           for role, _ in ROLES}
+    out: dict[str, float] = {}
+    system: dict[str, float] = {}
+    for role, _ in ROLES:
+        user0, sys0 = before.by_role.get(role, (0, 0))
+        user1, sys1 = after.by_role.get(role, (0, 0))
+        out[role] = (user1 - user0 + sys1 - sys0) * ms
+        system[f"{role} sys"] = (sys1 - sys0) * ms
     cores = os.cpu_count() or 1
     # /proc/stat's first line sums every core's ticks
     busy = (after.machine_busy - before.machine_busy) * ms
@@ -104,13 +113,14 @@ def per_move(before: Snapshot, after: Snapshot, moves: int) -> dict[str, float]:
     out["all"] = busy
     out["cores_busy"] = (after.machine_busy - before.machine_busy) / max(
         1, after.machine_all - before.machine_all) * cores
-    return out
+    return {**out, **system}
 
 
 def describe(figures: dict[str, float]) -> str:
     if not figures:
         return "no moves"
-    parts = [f"{role} {figures[role]:.2f}" for role, _ in ROLES] + [
+    parts = [f"{role} {figures[role]:.2f} ({figures[role + ' sys']:.2f} sys)"
+             for role, _ in ROLES] + [
         f"other {figures['other']:.2f}"]
     return (f"CPU ms per applied move: {', '.join(parts)}; all {figures['all']:.2f} "
             f"({figures['cores_busy']:.2f} cores busy)")

@@ -82,9 +82,6 @@ from urllib.parse import urlsplit
 import orjson
 import redis
 
-from bench.cpu import describe as describe_cpu
-from bench.cpu import per_move as cpu_per_move
-from bench.cpu import snapshot as cpu_snapshot
 from bench.common import (
     Figure,
     System,
@@ -96,6 +93,10 @@ from bench.common import (
     percentile,
     subscribe_applied,
 )
+from bench.cpu import describe as describe_cpu
+from bench.cpu import per_move as cpu_per_move
+from bench.cpu import snapshot as cpu_snapshot
+from bench.feeds import Feeds
 from service.storage.keys import game_key
 
 TARGET_P99_MS = 50.0
@@ -246,8 +247,8 @@ def _observer(store: GameStore, inbox: Any, out: Any, ready: Any) -> None:
 
 
 class _Response:
-    def __init__(self, status: int, body: bytes) -> None:
-        self.status_code, self.body = status, body
+    def __init__(self, status: int, body: bytes, location: str | None = None) -> None:
+        self.status_code, self.body, self.location = status, body, location
 
     @property
     def text(self) -> str:
@@ -312,7 +313,7 @@ class _Http:
             self._read_more()
         head, self.buffer = self.buffer[:end].split(b"\r\n"), self.buffer[end + 4:]
         status = int(head[0].split(b" ", 2)[1])
-        length, close = 0, False
+        length, close, location = 0, False, None
         for line in head[1:]:
             name, _, value = line.partition(b":")
             name = name.strip().lower()
@@ -320,12 +321,14 @@ class _Http:
                 length = int(value)
             elif name == b"connection":
                 close = value.strip().lower() == b"close"
+            elif name == b"location":
+                location = value.strip().decode()
         while len(self.buffer) < length:
             self._read_more()
         body, self.buffer = self.buffer[:length], self.buffer[length:]
         if close:
             self.close()
-        return _Response(status, body)
+        return _Response(status, body, location)
 
     def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> _Response:
         return self.request("POST", path, json, headers)
@@ -401,14 +404,19 @@ class _Applied:
 
 
 def _loader(url: str, store: GameStore, games: int, start: float, seconds: float,
-            rate: float | None, army: str, seed: int, out: Any, observed: Any) -> None:
-    """Play `games` games concurrently from `start` (wall clock) for `seconds`; report."""
+            rate: float | None, army: str, seed: int, out: Any, observed: Any,
+            client: str = "stream") -> None:
+    """Play `games` games concurrently from `start` (wall clock) for `seconds`; report.
+    `client`: `stream` (the players' live streams push the turns and their legal moves) or
+    `view` (a GET of the view before every move, the applied channel for the wait)."""
     from tests.players import TestPlayer
 
     stop_at = start + seconds
     errors: list[str] = []
+    reads = [0]  # views read by stream clients: a push that did not come within a second
     lock = threading.Lock()
-    applied = _Applied(store)
+    applied = _Applied(store) if client == "view" else None
+    feeds = Feeds() if client == "stream" else None
     interval = games / rate if rate else None  # per game
 
     def error(text: str) -> None:
@@ -417,6 +425,9 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
 
     def new_game(http: _Http, n: int) -> tuple[str, list[TestPlayer]]:
         players = [TestPlayer(f"l{seed}-{n}-{i}").register(http) for i in range(2)]
+        return start_game(http, players), players
+
+    def start_game(http: _Http, players: list[TestPlayer]) -> str:
         resp = http.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
             "army": army, "red_player": "joined"}}, headers=players[0].auth)
         if resp.status_code != 201:
@@ -426,7 +437,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             resp = http.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
             if resp.status_code >= 300:
                 raise RuntimeError(f"join: {resp.status_code} {resp.text[:200]}")
-        return gid, players
+        return gid
 
     def get_view(http: _Http, gid: str, p: TestPlayer) -> dict | None:
         resp = http.get(f"/v1/games/{gid}/view", headers=p.auth)
@@ -456,8 +467,69 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
                 time.sleep(delay)
             next_slot[0] = next_slot_after(next_slot[0], interval, time.time())
 
+    def turns(http: _Http, gid: str, players: list[TestPlayer], after_step: int, seats: int,
+              event: threading.Event) -> list[dict[str, Any]] | None:
+        """The pushed turns of `gid` after `after_step` ([] once it is over); a push not
+        seen within PLAYER_RECHECK is looked for in the views (counted in `reads`)."""
+        assert feeds is not None
+        deadline = time.monotonic() + APPLY_TIMEOUT
+        while time.monotonic() < deadline:
+            got = feeds.wait(gid, after_step, seats, event, PLAYER_RECHECK)
+            if got is not None:
+                return got
+            with lock:
+                reads[0] += 1
+            views = [get_view(http, gid, p) for p in players]
+            if any(v is None or v["status"] != "active" for v in views):
+                return []
+            acting = [{"seat": v["seat"], "step": v["step"], "legal_moves": v["legal_moves"]}
+                      for v in views if v["seat"] in v["to_act"] and v["step"] > after_step]
+            if len(acting) >= seats:
+                return acting
+        error(f"game {gid}: no turn after step {after_step} within {APPLY_TIMEOUT:.0f} s")
+        return None
+
+    def play_pushed(http: _Http, n: int, chooser: random.Random, event: threading.Event,
+                    next_slot: list[float]) -> None:
+        """One game as a client on the stream plays it: a POST per move, nothing read."""
+        assert feeds is not None
+        players = [TestPlayer(f"l{seed}-{n}-{i}").register(http) for i in range(2)]
+        streams = []
+        try:
+            for p in players:  # listening before the game starts: its first turns are pushed
+                resp = http.get("/v1/players/me/stream", headers=p.auth)
+                if resp.status_code != 307 or not resp.location:
+                    raise RuntimeError(f"stream: {resp.status_code} {resp.text[:200]}")
+                streams.append(feeds.open(resp.location))
+            gid = start_game(http, players)
+            try:
+                while time.time() < start:
+                    time.sleep(0.01)
+                step, seats = -1, 2  # the secret setups: both seats at once
+                while time.time() < stop_at:
+                    acting = turns(http, gid, players, step, seats, event)
+                    if not acting:
+                        return  # over, or lost: next game
+                    for turn in acting:
+                        pace(next_slot)
+                        seat = turn["seat"]
+                        view = {"seat": seat, "step": turn["step"]}
+                        move = (turn["legal_moves"][0] if seats == 2
+                                else chooser.choice(turn["legal_moves"]))
+                        if submit(http, gid, players[seat], view, move) is None:
+                            return
+                    step, seats = max(t["step"] for t in acting), 1
+            finally:
+                feeds.forget(gid)
+        finally:
+            for sock in streams:
+                feeds.close(sock)
+
     def play_game(http: _Http, n: int, chooser: random.Random, event: threading.Event,
                   next_slot: list[float]) -> None:
+        if feeds is not None:
+            return play_pushed(http, n, chooser, event, next_slot)
+        assert applied is not None
         gid, players = new_game(http, n)
         applied.track(gid)
         try:
@@ -521,7 +593,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
         t.start()
     for t in threads:
         t.join(seconds + 120)
-    out.put({"errors": errors[:5], "error_count": len(errors)})
+    out.put({"errors": errors[:5], "error_count": len(errors), "reads": reads[0]})
 
 
 class _Ready(_Applied):
@@ -802,7 +874,8 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
 
 def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float,
               rate: float | None, army: str, batch: bool = False,
-              store: GameStore | None = None, cpu: bool = False) -> dict[str, Any]:
+              store: GameStore | None = None, cpu: bool = False,
+              client: str = "stream") -> dict[str, Any]:
     """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`; the games
     are read from `store` (by default the queue's Redis, `redis_url`). `cpu`: also the CPU
     per applied move by role over the measured window (`bench.cpu`)."""
@@ -818,8 +891,10 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     start = time.time() + 3 + games * loaders * 0.05  # time to register and create the games
     share = rate / loaders if rate else None  # each loader paces its own games
     target = _bot_pair if batch else _loader
+    extra = () if batch else (client,)
     procs = [ctx.Process(target=target, args=(url, store, games, start, seconds, share,
-                                              army, n, out, observed)) for n in range(loaders)]
+                                              army, n, out, observed, *extra))
+             for n in range(loaders)]
     for p in procs:
         p.start()
     conn = redis.Redis.from_url(redis_url)
@@ -844,6 +919,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     return {"moves_per_s": len(latencies) / seconds, "latencies": latencies, "errors": errors,
             "samples": [e for r in reports for e in r["errors"]][:3],
             "cpu": cpu_per_move(*cpu_window, len(latencies)) if cpu_window else {},
+            "reads": sum(r.get("reads", 0) for r in reports),
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
             if posts else float("nan")}
@@ -854,7 +930,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, store: str = "single",
-        cpu: bool = False, **_: Any) -> list[Figure]:
+        cpu: bool = False, client: str = "stream", **_: Any) -> list[Figure]:
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
@@ -880,15 +956,21 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             system.env.update(where)  # after System's own settings, which drop a store URL
             system.start()
             try:
+                if "single" in modes and client == "stream":
+                    system.start_stream()
                 time.sleep(1.0)  # workers registered
                 rq_before = noop_rate(redis_url, loaders, seconds)
                 for m in modes:  # side by side on the same system
                     batch = m == "batch"
                     n = bot_games if batch else games
                     peak = move_load(system.url, redis_url, loaders, n, seconds, None, army,
-                                     batch, games_at, cpu)
+                                     batch, games_at, cpu, client)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
-                                     peak["moves_per_s"] / 2, army, batch, games_at, cpu)
+                                     peak["moves_per_s"] / 2, army, batch, games_at, cpu,
+                                     client)
+                    if not batch and client == "stream" and peak["reads"] + half["reads"]:
+                        print(f"e2e (single): {peak['reads'] + half['reads']} turns not "
+                              f"pushed within {PLAYER_RECHECK:.0f} s, read from the views")
                     if cpu:
                         for name, phase in (("peak", peak), ("half peak", half)):
                             print(f"e2e ({m}, {name}, {phase['moves_per_s']:.0f} moves/s): "
@@ -958,6 +1040,10 @@ def _extra(p: Any) -> None:
     p.add_argument("--store", default="single", choices=("single", "cluster"),
                    help="the game store on the queue's Redis, or on a Redis Cluster of three "
                         "masters (the queue, rate limits and live feeds stay on the Redis)")
+    p.add_argument("--client", default="stream", choices=("stream", "view"),
+                   help="one client per game: its players' live streams push the turns and "
+                        "their legal moves (one POST per move), or a GET of the view before "
+                        "every move")
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "
                         "load generators, the rest of the machine)")

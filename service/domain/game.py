@@ -253,7 +253,7 @@ def start_game(store: Store, gid: str) -> bool:
             store.index_player_game(player, gid)
         log.info("game %s started", gid)
         started = dataclasses.replace(game, players=players, step=-1)  # every seat: a new turn
-        live_feed.publish(store, [Resolution(started, commit, 0, 0)])
+        live_feed.publish(store, [Resolution(started, commit, 0, 0, state)])
     return ok
 
 
@@ -297,12 +297,14 @@ def resolve(store: Store, gid: str) -> Resolved:
 
 @dataclass
 class Resolution:
-    """A resolve computed but not yet written: its commit, and what it resolves."""
+    """A resolve computed but not yet written: its commit, what it resolves, and the state
+    it leaves (for the live feed's legal moves)."""
 
     game: Game
     commit: Commit
     last: int
     count: int
+    state: dict[str, Any] | None = None
 
 
 def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
@@ -378,7 +380,7 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
                                            meta_update.get("deadline"))
     commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
                     rejected, hashes, told)
-    return Resolution(game, commit, last, len(entries))
+    return Resolution(game, commit, last, len(entries), state)
 
 
 def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:

@@ -2,7 +2,9 @@
 
 After every commit (`game.write_resolutions`) the game's new events, as each listening seat may
 see them, and the change of turn or the end are appended to the players' feeds
-(`service.storage.live`). Only players with an open or recently closed stream are written, so
+(`service.storage.live`). A seat's `turn` entry carries its legal moves, as its view would list
+them, so that a client on the stream moves without reading the view first: the move's path
+is then one POST, and what the client learns comes pushed. Only players with an open or recently closed stream are written, so
 the move path pays one read per resolve batch when nobody listens.
 
 A stream is opened with a short-lived ticket (`ticket`, `check_ticket`): the API authenticates
@@ -64,9 +66,15 @@ def _entries(r: Resolution, seat: int) -> list[str]:
                           result=json.loads(meta["result"])))
     elif "step" in meta and int(meta["step"]) != r.game.step:
         to_act = json.loads(meta["to_act"])
+        moves = {}
+        if seat in to_act and r.state is not None:  # what the seat's view would list
+            moves = {"legal_moves": list(engine.legal_moves(r.state, seat)),
+                     "legal_moves_complete": engine.decision(r.state).get(
+                         "legal_moves_complete", True)}
         out.append(_entry("turn", gid, seat, step=int(meta["step"]), to_act=to_act,
                           your_turn=seat in to_act,
-                          deadline=float(meta["deadline"]) if meta.get("deadline") else None))
+                          deadline=float(meta["deadline"]) if meta.get("deadline") else None,
+                          **moves))
     return out
 
 

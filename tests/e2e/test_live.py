@@ -100,6 +100,12 @@ def test_a_players_feed_shows_their_games_as_their_seat_sees_them(server) -> Non
     _move(server, gid, bob, 1, {"type": "setup", "placement": MIRROR})
     frames = feed.until(lambda f: f[1] == "turn" and f[2]["your_turn"])
     assert all(f[2]["game"] == gid and f[2]["seat"] == 0 for f in frames)
+    # Ann's turn comes with her legal moves, exactly as her view lists them
+    view = server.get(f"/v1/games/{gid}/view", headers=ann.auth).json()
+    turn = frames[-1][2]
+    assert turn["step"] == view["step"] and turn["legal_moves"] == view["legal_moves"]
+    assert turn["legal_moves_complete"] is view["legal_moves_complete"] is True
+    assert len(turn["legal_moves"]) > 1  # the scout and the front row
     # exactly the events GET /events shows Ann, in order: Bob's setup without his pieces
     shown = [f[2]["event"] for f in frames if f[1] == "event"]
     page = server.get(f"/v1/games/{gid}/events", headers=ann.auth).json()
