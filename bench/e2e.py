@@ -414,6 +414,14 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     stop_at = start + seconds
     errors: list[str] = []
     reads = [0]  # views read by stream clients: a push that did not come within a second
+    answered: list[float] = []  # each measured POST's round trip (s)
+    timed: list[tuple[float, float]] = []  # stream clients: (POST sent, latency to the push)
+    here = threading.local()  # a stream client's game thread: its moves not yet timed
+
+    def posted_here() -> list[float]:
+        if not hasattr(here, "posted"):
+            here.posted = []
+        return here.posted
     lock = threading.Lock()
     applied = _Applied(store) if client == "view" else None
     feeds = Feeds() if client == "stream" else None
@@ -456,7 +464,12 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             return None
         seq = resp.json()["id"]
         if start <= t0 < stop_at:
-            observed.put((gid, seq, t0))
+            if feeds is None:
+                observed.put((gid, seq, t0))
+            else:
+                posted_here().append(t0)  # timed by its game thread when its turn comes
+            with lock:
+                answered.append(time.time() - t0)
         return seq
 
     def pace(next_slot: list[float]) -> None:
@@ -470,13 +483,17 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     def turns(http: _Http, gid: str, players: list[TestPlayer], after_step: int, seats: int,
               event: threading.Event) -> list[dict[str, Any]] | None:
         """The pushed turns of `gid` after `after_step` ([] once it is over); a push not
-        seen within PLAYER_RECHECK is looked for in the views (counted in `reads`)."""
+        seen within PLAYER_RECHECK is looked for in the views (counted in `reads`). The moves
+        posted since the last call (`posted`) are timed up to the push."""
         assert feeds is not None
         deadline = time.monotonic() + APPLY_TIMEOUT
         while time.monotonic() < deadline:
             got = feeds.wait(gid, after_step, seats, event, PLAYER_RECHECK)
             if got is not None:
-                return got
+                with lock:
+                    timed.extend((t0, got[1] - t0) for t0 in posted_here())
+                posted_here().clear()
+                return got[0]
             with lock:
                 reads[0] += 1
             views = [get_view(http, gid, p) for p in players]
@@ -485,6 +502,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             acting = [{"seat": v["seat"], "step": v["step"], "legal_moves": v["legal_moves"]}
                       for v in views if v["seat"] in v["to_act"] and v["step"] > after_step]
             if len(acting) >= seats:
+                posted_here().clear()  # not timed: when they were applied is not known
                 return acting
         error(f"game {gid}: no turn after step {after_step} within {APPLY_TIMEOUT:.0f} s")
         return None
@@ -518,6 +536,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
                                 else chooser.choice(turn["legal_moves"]))
                         if submit(http, gid, players[seat], view, move) is None:
                             return
+                    if seats == 2:  # a setup is applied before the step moves on: not timed
+                        posted_here().clear()
                     step, seats = max(t["step"] for t in acting), 1
             finally:
                 feeds.forget(gid)
@@ -593,7 +613,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
         t.start()
     for t in threads:
         t.join(seconds + 120)
-    out.put({"errors": errors[:5], "error_count": len(errors), "reads": reads[0]})
+    out.put({"errors": errors[:5], "error_count": len(errors), "reads": reads[0],
+             "answered": answered, "timed": timed})
 
 
 class _Ready(_Applied):
@@ -883,11 +904,15 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     observed, latencies_out, ready = ctx.Queue(), ctx.Queue(), ctx.Event()
-    observer = ctx.Process(target=_observer, args=(store, observed, latencies_out, ready))
-    observer.start()
-    if not ready.wait(60):  # subscribed before any move is posted
-        observer.terminate()
-        raise RuntimeError("the observer did not subscribe")
+    # a stream client times its own moves (POST to the push that they are applied);
+    # the others' are timed by an observer of the commits
+    observer = None
+    if batch or client != "stream":
+        observer = ctx.Process(target=_observer, args=(store, observed, latencies_out, ready))
+        observer.start()
+        if not ready.wait(60):  # subscribed before any move is posted
+            observer.terminate()
+            raise RuntimeError("the observer did not subscribe")
     start = time.time() + 3 + games * loaders * 0.05  # time to register and create the games
     share = rate / loaders if rate else None  # each loader paces its own games
     target = _bot_pair if batch else _loader
@@ -911,15 +936,20 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     jobs = jobs_done(conn) - jobs_before
     for p in procs:
         p.join()
-    observed.put(None)
-    latencies = [lat for t0, lat in latencies_out.get(timeout=60) if t0 + lat <= start + seconds]
-    observer.join()
+    if observer is not None:
+        observed.put(None)
+        timed = latencies_out.get(timeout=60)
+        observer.join()
+    else:
+        timed = [item for r in reports for item in r["timed"]]
+    latencies = [lat for t0, lat in timed if t0 + lat <= start + seconds]
     errors = sum(r["error_count"] for r in reports)
     posts = sum(r.get("posts", 0) for r in reports)
     return {"moves_per_s": len(latencies) / seconds, "latencies": latencies, "errors": errors,
             "samples": [e for r in reports for e in r["errors"]][:3],
             "cpu": cpu_per_move(*cpu_window, len(latencies)) if cpu_window else {},
             "reads": sum(r.get("reads", 0) for r in reports),
+            "answered": [t for r in reports for t in r.get("answered", ())],
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
             if posts else float("nan")}
@@ -930,7 +960,9 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         games: int | None = None,
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, store: str = "single",
-        cpu: bool = False, client: str = "stream", **_: Any) -> list[Figure]:
+        cpu: bool = False, client: str = "stream", noop_phases: bool = True,
+        **_: Any) -> list[Figure]:
+    nan = float("nan")
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
     games = games or (8 if quick else 16)
@@ -959,7 +991,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                 if "single" in modes and client == "stream":
                     system.start_stream()
                 time.sleep(1.0)  # workers registered
-                rq_before = noop_rate(redis_url, loaders, seconds)
+                rq_before = noop_rate(redis_url, loaders, seconds) if noop_phases else nan
                 for m in modes:  # side by side on the same system
                     batch = m == "batch"
                     n = bot_games if batch else games
@@ -971,12 +1003,17 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                     if not batch and client == "stream" and peak["reads"] + half["reads"]:
                         print(f"e2e (single): {peak['reads'] + half['reads']} turns not "
                               f"pushed within {PLAYER_RECHECK:.0f} s, read from the views")
-                    if cpu:
-                        for name, phase in (("peak", peak), ("half peak", half)):
+                    for name, phase in (("peak", peak), ("half peak", half)):
+                        if phase["answered"]:
+                            posts = [t * 1000 for t in phase["answered"]]
+                            print(f"e2e ({m}, {name}): POST answered in p50 "
+                                  f"{percentile(posts, 50):.2f} / p99 "
+                                  f"{percentile(posts, 99):.2f} ms", flush=True)
+                        if cpu:
                             print(f"e2e ({m}, {name}, {phase['moves_per_s']:.0f} moves/s): "
                                   f"{describe_cpu(phase['cpu'])}", flush=True)
                     phases[m] = (peak, half)
-                rq_after = noop_rate(redis_url, loaders, seconds)
+                rq_after = noop_rate(redis_url, loaders, seconds) if noop_phases else nan
             finally:
                 system.stop()
         rq_rate = (rq_before + rq_after) / 2
@@ -1044,6 +1081,8 @@ def _extra(p: Any) -> None:
                    help="one client per game: its players' live streams push the turns and "
                         "their legal moves (one POST per move), or a GET of the view before "
                         "every move")
+    p.add_argument("--no-noop", dest="noop_phases", action="store_false",
+                   help="skip the RQ no-op phases (their ratios are then not measured)")
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "
                         "load generators, the rest of the machine)")

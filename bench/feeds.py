@@ -34,7 +34,7 @@ class Feeds:
         self.selector = selectors.DefaultSelector()
         self.lock = threading.Lock()
         self.turns: dict[str, dict[int, dict[str, Any]]] = {}  # game -> seat -> newest turn
-        self.finished: set[str] = set()
+        self.finished: dict[str, float] = {}  # game -> when its end was heard
         self.waiters: dict[str, threading.Event] = {}
         self.buffers: dict[socket.socket, bytes] = {}
         self.wake_r, self.wake_w = socket.socketpair()  # registers new streams with the reader
@@ -76,22 +76,23 @@ class Feeds:
     def forget(self, gid: str) -> None:
         with self.lock:
             self.turns.pop(gid, None)
-            self.finished.discard(gid)
+            self.finished.pop(gid, None)
             self.waiters.pop(gid, None)
 
     def wait(self, gid: str, after_step: int, seats: int, event: threading.Event,
-             timeout: float) -> list[dict[str, Any]] | None:
-        """The turn entries of `gid` at a step after `after_step`, once `seats` of them are
-        in (both seats of a secret setup, else one); [] when the game has finished, None
-        when nothing came within `timeout`."""
+             timeout: float) -> tuple[list[dict[str, Any]], float] | None:
+        """(the turn entries of `gid` at a step after `after_step`, once `seats` of them are
+        in (both seats of a secret setup, else one), and when the first of them was heard);
+        ([], when) once the game has finished; None when nothing came within `timeout`.
+        Each entry's `heard` is the time.time() its frame was read."""
         deadline = time.monotonic() + timeout
         while True:
             with self.lock:
                 if gid in self.finished:
-                    return []
+                    return [], self.finished[gid]
                 newer = [t for t in self.turns.get(gid, {}).values() if t["step"] > after_step]
                 if len(newer) >= seats:
-                    return newer
+                    return newer, min(t["heard"] for t in newer)
                 event.clear()
                 self.waiters[gid] = event
             left = deadline - time.monotonic()
@@ -134,6 +135,7 @@ class Feeds:
                 sock.close()
 
     def _frames(self, sock: socket.socket, chunk: bytes) -> None:
+        now = time.time()
         with self.lock:
             buffer = self.buffers.get(sock, b"") + chunk
             *frames, rest = buffer.split(b"\n\n")
@@ -141,15 +143,16 @@ class Feeds:
                 self.buffers[sock] = rest
             for frame in frames:
                 if b"\nevent: turn\n" in frame:
-                    self._turn(_data(frame))
+                    self._turn(_data(frame), now)
                 elif b"\nevent: finished\n" in frame:
                     gid = _data(frame)["game"]
-                    self.finished.add(gid)
+                    self.finished.setdefault(gid, now)
                     self._wake(gid)
 
-    def _turn(self, entry: dict[str, Any]) -> None:  # with lock held
+    def _turn(self, entry: dict[str, Any], heard: float) -> None:  # with lock held
         if not entry["your_turn"]:
             return
+        entry["heard"] = heard
         gid = entry["game"]
         seats = self.turns.setdefault(gid, {})
         old = seats.get(entry["seat"])

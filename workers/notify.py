@@ -12,6 +12,7 @@ from typing import Any
 from service.domain.game import Game
 from service.notify import digest, dispatch
 from service.ops.server_key import load_server_key
+from service.storage.notify_records import Outboxes
 from service.storage.store import Store
 from workers import context
 
@@ -28,10 +29,12 @@ def flush(store: Store, queue: Any, gid: str, game: Game | None = None) -> int:
     return dispatch.flush(store, queue, context.config(), gid, game=game)
 
 
-def flush_resolved(store: Store, queue: Any, games: list[Game]) -> list[int]:
+def flush_resolved(store: Store, queue: Any, games: list[Game],
+                   read: Outboxes | None = None) -> list[int]:
     """`flush` for games whose locks the caller holds (a resolve job's batch), in two round
-    trips for all of them; per game, how many notices."""
-    return dispatch.flush_locked(store, queue, context.config(), games)
+    trips for all of them, one when their outboxes were `read` already
+    (`dispatch.flush_locked`); per game, how many notices."""
+    return dispatch.flush_locked(store, queue, context.config(), games, read)
 
 
 def sweep(store: Store, queue: Any) -> int:

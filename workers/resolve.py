@@ -36,7 +36,8 @@ from service.domain.game import (
     start_game,
     write_resolutions,
 )
-from service.storage import metrics_records
+from service.notify import dispatch
+from service.storage import metrics_records, notify_records
 from service.storage.resolve_queue import leave, resolve_job_id, take, wait_ready, wake_again
 from service.storage.store import Store
 from workers import context, notify
@@ -113,8 +114,10 @@ def _drain_woken(gids: list[str]) -> int:
 
 def drain_many(gids: list[str], wait: float) -> int:
     """Resolve games as their own jobs would, in a few round trips for all of them: one opens
-    them (each game's flag cleared, its lock taken, everything read), one commits, two
-    dispatch their notices, one releases the locks. Returns how many entries it resolved.
+    them (each game's flag cleared, its lock taken, everything read), one commits and reads
+    their notices and who listens to their players' live feeds, one trims the notices taken
+    (after dispatching them), one releases the locks; a live feed's entries add one. Returns
+    how many entries it resolved.
 
     The rare cases go through `drain`, one game at a time, once the others are released: a
     game whose lock another holds (`drain` waits up to `wait` for it), one still to be
@@ -153,7 +156,14 @@ def drain_many(gids: list[str], wait: float) -> int:
                 resolved.append((gid, planned))
             else:
                 later.append(gid)  # to be started first, or failed
-        written = write_resolutions(store, plans)
+        # every game taken is flushed; its outbox is read in the commit's round trip
+        flushed = [done.game for _, done in resolved if done.game is not None]
+        flushed += [p.game for p in plans]
+        flushed_ids, players = [g.id for g in flushed], dispatch.flush_players(flushed)
+        outboxes: list[object] = []
+        written = write_resolutions(store, plans,
+                                    then=notify_records.outbox_commands(flushed_ids, players),
+                                    then_replies=outboxes)
         resolved += zip([p.game.id for p in plans], written, strict=True)
         for plan, done in zip(plans, written, strict=True):
             if done.count:  # committed (a commit that lost its guard wrote nothing)
@@ -167,8 +177,8 @@ def drain_many(gids: list[str], wait: float) -> int:
                 later.append(gid)  # more entries wait than one commit takes
             elif done.caught_up:
                 caught_up.append(gid)
-        notify.flush_resolved(store, context.queue(),
-                              [done.game for _, done in resolved if done.game is not None])
+        notify.flush_resolved(store, context.queue(), flushed,
+                              notify_records.outboxes_from(outboxes, flushed_ids, players))
         store.release_locks(held, caught_up, then=tally.take())
         held = []
     finally:

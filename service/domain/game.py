@@ -12,6 +12,7 @@ import dataclasses
 import json
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +22,10 @@ from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import game_reads, live_feed, notices
+from service.storage import live
 from service.storage.archive import archived_meta
 from service.storage.game_records import is_archived
-from service.storage.store import Commit, ResolveRead, Store, now_iso
+from service.storage.store import Command, Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
 
@@ -383,11 +385,23 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
     return Resolution(game, commit, last, len(entries), state)
 
 
-def write_resolutions(store: Store, resolutions: list[Resolution]) -> list[Resolved]:
+def write_resolutions(store: Store, resolutions: list[Resolution], then: Sequence[Command] = (),
+                      then_replies: list[Any] | None = None) -> list[Resolved]:
     """Commit resolutions (one round trip for all), each guarded by its game's `applied`,
-    then append what they show to the live feeds of the players listening."""
-    written = store.commit_many([r.commit for r in resolutions])
-    live_feed.publish(store, [r for r, ok in zip(resolutions, written, strict=True) if ok])
+    then append what they show to the live feeds of the players listening. The commands
+    `then` ride in the commit's round trip, their replies put in `then_replies`."""
+    players = live_feed.seated(resolutions)
+    # who listens is read in the commit's round trip when the feeds share its Redis
+    riding = bool(players) and store.live is store.r
+    heard: list[Any] = []
+    written = store.commit_many([r.commit for r in resolutions],
+                                then=[*([live.listening_command(players)] if riding else ()),
+                                      *then], then_replies=heard)
+    if then_replies is not None:
+        then_replies.extend(heard[1:] if riding else heard)
+    scores = heard[0] if riding and not isinstance(heard[0], Exception) else None
+    live_feed.publish(store, [r for r, ok in zip(resolutions, written, strict=True) if ok],
+                      live.listening_from(players, scores) if scores is not None else None)
     out = []
     for r, ok in zip(resolutions, written, strict=True):
         first = r.game.applied + 1

@@ -4,8 +4,9 @@ After every commit (`game.write_resolutions`) the game's new events, as each lis
 see them, and the change of turn or the end are appended to the players' feeds
 (`service.storage.live`). A seat's `turn` entry carries its legal moves, as its view would list
 them, so that a client on the stream moves without reading the view first: the move's path
-is then one POST, and what the client learns comes pushed. Only players with an open or recently closed stream are written, so
-the move path pays one read per resolve batch when nobody listens.
+is then one POST, and what the client learns comes pushed. Only players with an open or
+recently closed stream are written, so the move path pays one read per resolve batch when nobody
+listens, and that read rides in the commit's round trip when the feeds share the store's Redis.
 
 A stream is opened with a short-lived ticket (`ticket`, `check_ticket`): the API authenticates
 the bearer token and redirects to the stream process with a ticket naming the player, so the
@@ -31,12 +32,21 @@ if TYPE_CHECKING:
 TICKET_SECONDS = 60
 
 
-def publish(store: Store, resolutions: list[Resolution]) -> None:
-    """Append the committed resolutions to the feeds of their listening players."""
-    seated = {p for r in resolutions for p in r.game.players if p}
-    if not seated:
-        return
-    listeners = set(live.listening(store, sorted(seated)))
+def seated(resolutions: list[Resolution]) -> list[str]:
+    """The players seated in the resolutions' games, each once."""
+    return sorted({p for r in resolutions for p in r.game.players if p})
+
+
+def publish(store: Store, resolutions: list[Resolution],
+            listening: list[str] | None = None) -> None:
+    """Append the committed resolutions to the feeds of their listening players (`listening`:
+    those of `seated(resolutions)` who listen, when the caller has read them already)."""
+    if listening is None:
+        players = seated(resolutions)
+        if not players:
+            return
+        listening = live.listening(store, players)
+    listeners = set(listening)
     if not listeners:
         return
     out: dict[str, list[str]] = {}

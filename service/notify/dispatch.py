@@ -85,15 +85,24 @@ def flush(store: Store, queue: Queue, config: Config, gid: str,
         return flush_locked(store, queue, config, [game])[0]
 
 
-def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game]) -> list[int]:
+def flush_players(games: list[Game]) -> list[str]:
+    """The players whose records a flush of `games` reads: each once, however many of the
+    games they sit in (a bot's batch)."""
+    return list(dict.fromkeys(p for game in games for p in game.players if p))
+
+
+def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game],
+                 read: records.Outboxes | None = None) -> list[int]:
     """The flush proper of games whose locks the caller holds, in two round trips for all of
     them when no player has mail or webhooks: the outboxes with every seated player's record
-    and webhook ids, then the trims. Per game, how many notices it took."""
+    and webhook ids (`read`, when the caller read them in a round trip of its own:
+    `records.outbox_commands` for the games and `flush_players(games)`), then the trims. Per
+    game, how many notices it took."""
     if not games:
         return []
-    players = list(dict.fromkeys(p for game in games for p in game.players if p))
-    # each player once, however many of the games they sit in (a bot's batch)
-    outboxes, reach = records.read_outboxes(store, [game.id for game in games], players)
+    if read is None:
+        read = records.read_outboxes(store, [game.id for game in games], flush_players(games))
+    outboxes, reach = read
     taken = []
     ended: list[str] = []  # games whose end this flush tells: they move to the archive later
     for game, items in zip(games, outboxes, strict=True):

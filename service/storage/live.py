@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncIterator, Iterable
+from typing import Any
 
 import redis
 import redis.asyncio
@@ -34,9 +35,19 @@ def listening(store: Store, pids: list[str]) -> list[str]:
     """The players among `pids` whose feed is written now."""
     if not pids:
         return []
-    until = store.live.zmscore(LIVE_PLAYERS_KEY, pids)
+    return listening_from(pids, store.live.zmscore(LIVE_PLAYERS_KEY, pids))
+
+
+def listening_command(pids: list[str]) -> tuple[str, ...]:
+    """The read behind `listening`, to ride in another round trip on the same Redis."""
+    return ("ZMSCORE", LIVE_PLAYERS_KEY, *pids)
+
+
+def listening_from(pids: list[str], until: list[Any] | None) -> list[str]:
+    """`listening` from the reply of `listening_command` (scores, as strings or floats)."""
     now = time.time()
-    return [pid for pid, t in zip(pids, until, strict=True) if t is not None and t > now]
+    return [pid for pid, t in zip(pids, until or (), strict=True)
+            if t is not None and float(t) > now]
 
 
 def append(store: Store, entries: dict[str, list[str]]) -> None:

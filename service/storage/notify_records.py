@@ -52,16 +52,29 @@ def games_to_notify(store: Store) -> list[str]:
     return sorted(store.r.smembers(NOTIFY_KEY))
 
 
-def read_outboxes(store: Store, gids: list[str], players: list[str]
-                  ) -> tuple[list[list[str]], dict[str, tuple[dict[str, str], list[str]]]]:
+Outboxes = tuple[list[list[str]], dict[str, tuple[dict[str, str], list[str]]]]
+
+
+def read_outboxes(store: Store, gids: list[str], players: list[str]) -> Outboxes:
     """In one round trip: each game's notices, and each player's record and webhook ids."""
     pipe = store.r.pipeline(transaction=False)
-    for gid in gids:
-        pipe.lrange(game_key(gid, "outbox"), 0, -1)
-    for pid in players:
-        pipe.hgetall(player_key(pid))
-        pipe.smembers(player_webhooks_key(pid))
-    replies = pipe.execute()
+    for command in outbox_commands(gids, players):
+        pipe.execute_command(*command)
+    return outboxes_from(pipe.execute(), gids, players)
+
+
+def outbox_commands(gids: list[str], players: list[str]) -> list[tuple[Any, ...]]:
+    """The reads of `read_outboxes`, to ride in another round trip (a resolve's commit)."""
+    return ([("LRANGE", game_key(gid, "outbox"), 0, -1) for gid in gids]
+            + [command for pid in players for command in (
+                ("HGETALL", player_key(pid)), ("SMEMBERS", player_webhooks_key(pid)))])
+
+
+def outboxes_from(replies: list[Any], gids: list[str], players: list[str]) -> Outboxes:
+    """`read_outboxes` from the replies of `outbox_commands` (raises the first failed one)."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
     outboxes, found = replies[:len(gids)], replies[len(gids):]
     reach = {pid: (found[2 * i], sorted(found[2 * i + 1])) for i, pid in enumerate(players)}
     return outboxes, reach

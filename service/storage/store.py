@@ -510,9 +510,11 @@ class Store:
         return self.commit_many([Commit(gid, guard, state, meta, events, draws, rejected,
                                         hashes, list(notices))])[0]
 
-    def commit_many(self, commits: list[Commit]) -> list[bool]:
+    def commit_many(self, commits: list[Commit], then: Sequence[Command] = (),
+                    then_replies: list[Any] | None = None) -> list[bool]:
         """Write resolutions, each atomically if its guard holds (COMMIT), in one round trip;
-        per commit, whether it was written.
+        per commit, whether it was written. The commands `then` follow in that round trip,
+        their replies put in `then_replies` (who listens to the live feeds).
 
         Games with notices are added to the notify set *before* their commits, so a crash
         right after them still leaves the notices found by the sweep (an empty outbox is
@@ -530,7 +532,8 @@ class Store:
                 f"{c.gid} {c.meta.get('applied', '0')}", segments.SEGMENT]))
         told = list(dict.fromkeys(c.gid for c in commits if c.notices))
         replies = self._after(self._commit, calls,
-                              first=[("SADD", NOTIFY_KEY, *told)] if told else ())
+                              first=[("SADD", NOTIFY_KEY, *told)] if told else (),
+                              then=then, then_replies=then_replies)
         self._pack_history([(c.gid, reply) for c, reply in zip(commits, replies, strict=True)
                             if isinstance(reply, list)])
         return [bool(reply) for reply in replies]
