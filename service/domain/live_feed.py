@@ -21,6 +21,8 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from service.ops.server_key import derived_secret
 from service.storage import live
 
@@ -65,7 +67,7 @@ def _entries(r: Resolution, seat: int) -> list[str]:
     engine = r.game.engine
     out = []
     for record in r.commit.events:
-        seq, step, event = json.loads(record)
+        seq, step, event = orjson.loads(record)
         if not finished and event.get("type") not in PLATFORM_EVENTS:
             event = engine.view_event(event, seat)
             if event is None:
@@ -89,8 +91,9 @@ def _entries(r: Resolution, seat: int) -> list[str]:
 
 
 def _entry(kind: str, gid: str, seat: int, **data: Any) -> str:
-    return json.dumps({"type": kind, "game": gid, "seat": seat, **data},
-                      separators=(",", ":"), sort_keys=True)
+    # orjson: several times faster than json on the legal moves a turn carries
+    return orjson.dumps({"type": kind, "game": gid, "seat": seat, **data},
+                        option=orjson.OPT_SORT_KEYS).decode()
 
 
 # ---- tickets ----------------------------------------------------------------------------------
