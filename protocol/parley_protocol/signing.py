@@ -7,6 +7,7 @@ keys, signatures and nonces are base64url without padding (RFC 4648 §5).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -14,10 +15,12 @@ import time
 from datetime import datetime
 from typing import Any
 
+import nacl.bindings
+import nacl.exceptions
+import nacl.signing
 import orjson
 import rfc8785
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 MOVE_PREFIX = b"parley-move-v1\n"
 RECEIPT_PREFIX = b"parley-receipt-v1\n"
@@ -115,7 +118,35 @@ def move_message(payload: dict[str, Any]) -> bytes:
 
 
 def sign_payload(private_key: Ed25519PrivateKey, payload: dict[str, Any]) -> str:
-    return b64url_encode(private_key.sign(move_message(payload)))
+    return b64url_encode(ed25519_sign(private_key, move_message(payload)))
+
+
+# Ed25519 through libsodium (PyNaCl): verification in about half the time of OpenSSL's
+# (54 against 105-138 µs on the project's 2-core machine), signing in about half (20 against
+# 42 µs); every move costs one verification and one signature (its receipt). Keys stay
+# `cryptography` objects everywhere else (PEM files, generation). Ed25519 signatures are
+# deterministic, so both libraries sign the same bytes; libsodium also refuses small-order
+# keys and non-canonical encodings, so what it accepts OpenSSL accepts too.
+
+
+def ed25519_sign(private_key: Ed25519PrivateKey, message: bytes) -> bytes:
+    return _signing_key(private_key.private_bytes_raw()).sign(message).signature
+
+
+def ed25519_verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
+    """True if `signature` is `public_key`'s Ed25519 signature of `message`."""
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    try:
+        nacl.bindings.crypto_sign_open(signature + message, public_key)
+    except (nacl.exceptions.CryptoError, ValueError, TypeError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=16)
+def _signing_key(seed: bytes) -> nacl.signing.SigningKey:
+    return nacl.signing.SigningKey(seed)
 
 
 def key_claim(public_key: str, *, name: str | None = None, player: str | None = None
@@ -131,28 +162,24 @@ def key_claim(public_key: str, *, name: str | None = None, player: str | None = 
 
 
 def sign_key_claim(private_key: Ed25519PrivateKey, claim: dict[str, str]) -> str:
-    return b64url_encode(private_key.sign(KEY_PREFIX + canonical(claim)))
+    return b64url_encode(ed25519_sign(private_key, KEY_PREFIX + canonical(claim)))
 
 
 def verify_key_claim(claim: dict[str, str], proof: str) -> bool:
     """The proof is the claim's public key's signature over the claim."""
     try:
-        public = b64url_decode(claim["public_key"])
-        Ed25519PublicKey.from_public_bytes(public).verify(
-            b64url_decode(proof), KEY_PREFIX + canonical(claim))
-    except (InvalidSignature, ValueError):
+        return ed25519_verify(b64url_decode(claim["public_key"]), b64url_decode(proof),
+                              KEY_PREFIX + canonical(claim))
+    except ValueError:
         return False
-    return True
 
 
 def verify_payload(public_key: bytes, payload: dict[str, Any], signature: str) -> bool:
     """True if `signature` (base64url) is a valid Ed25519 signature of the payload."""
     try:
-        sig = b64url_decode(signature)
-        Ed25519PublicKey.from_public_bytes(public_key).verify(sig, move_message(payload))
-    except (ValueError, InvalidSignature):
+        return ed25519_verify(public_key, b64url_decode(signature), move_message(payload))
+    except ValueError:
         return False
-    return True
 
 
 def sha256_hex(data: bytes) -> str:
@@ -204,7 +231,7 @@ def public_key_b64(private_key: Ed25519PrivateKey) -> str:
 
 def sign_receipt(private_key: Ed25519PrivateKey, receipt: dict[str, Any]) -> str:
     """The server's signature of a receipt {game, seq, entry_hash, accepted_at}."""
-    return b64url_encode(private_key.sign(RECEIPT_PREFIX + canonical(receipt)))
+    return b64url_encode(ed25519_sign(private_key, RECEIPT_PREFIX + canonical(receipt)))
 
 
 def parse_json_strict(body: bytes) -> Any:
