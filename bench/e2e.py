@@ -12,9 +12,14 @@ the same system:
    machine one system's no-op rate moved between 359 and 525 jobs/s over five consecutive
    measurements, so a single measurement at one end of a run was a noisy yardstick.)
 2. **Peak**: `--loaders` processes play `--games` concurrent Stratego games each (a finished
-   game is replaced by a new one), every move as a client does it: GET the view of the seat to
-   act (for its `legal_moves`), sign, POST; the next move waits until this one is applied.
-   Moves applied per second, and submit->applied latency p50/p95/p99.
+   game is replaced by a new one), every move as a client does it; the next move waits until
+   this one is applied and the mover knows it. By default (`--client stream`) each player
+   holds its live stream (docs/live.md), as a client that wants to hear of its turn at once
+   does: the seat to act finds its legal moves in its pushed `turn`, signs and POSTs, and the
+   next `turn` tells the mover its move was applied; one request per move (bench.feeds).
+   `--client view` is the polling client of sessions 1-15: GET the view of the seat to act
+   (for its `legal_moves`), sign, POST. Moves applied per second, and submit->applied latency
+   p50/p95/p99, and the POST's own round trip.
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
 
 Then phases 2 and 3 again with **batching bots** (`--mode` picks one kind of client or both). A
@@ -30,17 +35,26 @@ become ready: nothing waits to fill one. Pacing is per game, as above: a game is
 earlier than its next slot.
 
 The load generator is kept cheap per move, so that the figures measure the server rather than
-the client: one keep-alive connection per game thread over a plain socket (`_Http`), one view
-GET per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a
-wrong guess costs a second GET), and no polling. "Applied" is pushed: every commit of a game's
-state publishes `"<game id> <applied>"` on `service.storage.store.APPLIED_CHANNEL`, and a move with
-receipt id `seq` is applied once `applied >= seq`. An observer process (no GIL shared with the
-players) subscribes before the loaders start and times every move submitted in the phase from
-its POST to that message; in each loader one subscriber thread wakes the game thread waiting
-for its move (a bot pair's thread: it marks the game ready). Neither costs the web processes
-anything. A missed message can't hang a run: a move not seen within a few seconds (the
-observer) or a second (the players) is checked once against the `applied` field of the game's
-meta hash, and waited for again if need be.
+the client: one keep-alive connection per game thread over a plain socket (`_Http`), and no
+polling. A stream client times its own moves, from the POST to the push that shows them
+applied (the next `turn` or the game's end), as the peer benchmark against boardgame.io times
+its moves up to the broadcast; a turn not pushed within a second is looked for in the views
+(counted and printed: none in a healthy run), and setups are not timed (a setup is applied
+before the step moves on). The view client and the batching bots learn "applied" from the
+commits themselves: every commit of a game's state publishes `"<game id> <applied>"` on
+`service.storage.store.APPLIED_CHANNEL`, and a move with receipt id `seq` is applied once
+`applied >= seq`. An observer process (no GIL shared with the players) subscribes before the
+loaders start and times every move submitted in the phase from its POST to that message; in
+each loader one subscriber thread wakes the game thread waiting for its move (a bot pair's
+thread: it marks the game ready). A missed message can't hang a run: a move not seen within a
+few seconds (the observer) or a second (the players) is checked once against the `applied`
+field of the game's meta hash, and waited for again if need be. The view client reads one view
+per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a wrong
+guess costs a second GET).
+
+`--cpu` prints each phase's CPU per applied move by role (`bench.cpu`: web, worker, stream,
+Redis, the load generators, the rest of the machine), `--no-noop` skips the RQ no-op phases
+for a quick run.
 
 Targets: moves applied/s >= 1.0x the no-op job rate; p99 submit->applied <= 50 ms at half peak.
 The same targets for each kind of client. Also printed: moves per RQ job (the workers'

@@ -188,8 +188,17 @@ class Hub:
                 del self.polls[gid]
 
 
+_TYPE_FIRST = '{"type":"'
+
+
 def _frame(eid: str, data: str) -> bytes:
-    kind = orjson.loads(data).get("type", "message")
+    """One feed entry as an SSE event named by its `type`: read from the front of the entries
+    the workers write (`live_feed._entry`), parsed out of older ones (written with sorted
+    keys)."""
+    if data.startswith(_TYPE_FIRST):
+        kind = data[len(_TYPE_FIRST):data.index('"', len(_TYPE_FIRST))]
+    else:
+        kind = orjson.loads(data).get("type", "message")
     return f"id: {eid}\nevent: {kind}\ndata: {data}\n\n".encode()
 
 
@@ -230,9 +239,9 @@ async def stream(request: web.Request) -> web.StreamResponse:
             await resp.write(_frame(eid, data))
         await resp.write(f"event: ready\ndata: {json.dumps({'player': pid})}\n\n".encode())
         while True:
-            try:
-                entries = await asyncio.wait_for(listener.queue.get(),
-                                                 timeout=KEEPALIVE_SECONDS)
+            try:  # asyncio.timeout: no task per entry, as wait_for made
+                async with asyncio.timeout(KEEPALIVE_SECONDS):
+                    entries = await listener.queue.get()
             except TimeoutError:
                 await resp.write(b": keep-alive\n\n")
                 continue

@@ -182,3 +182,12 @@ def test_parley_watch_prints_the_feed(server, tmp_path) -> None:
     assert watch.returncode == 0 and len(lines) == 4, out
     assert lines[0].startswith(f"{gid} #1: ") and "setup_submitted" in lines[0]
     assert lines[-1] == f"{gid}: your turn (step 1)"
+
+
+def test_a_frame_is_named_by_its_entry_type_new_or_old() -> None:
+    from service.stream.server import _frame
+
+    new = '{"type":"turn","game":"g_1","seat":0,"legal_moves":[{"type":"move"}]}'
+    old = '{"event":{"type":"moved"},"game":"g_1","seat":0,"seq":3,"step":3,"type":"event"}'
+    assert _frame("1-0", new) == b"id: 1-0\nevent: turn\ndata: " + new.encode() + b"\n\n"
+    assert _frame("2-0", old) == b"id: 2-0\nevent: event\ndata: " + old.encode() + b"\n\n"
