@@ -110,7 +110,10 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             try:
                 _wait(f"http://127.0.0.1:{stream_port}/health")
                 time.sleep(1.0)
-                base = move_load(system.url, redis_url, 2, 8, seconds, None, "original")
+                # the movers poll their views (`client="view"`): the figure is what idle
+                # streams cost the move path, as measured since session 14
+                base = move_load(system.url, redis_url, 2, 8, seconds, None, "original",
+                                 client="view")
                 tokens = [_register(system.url, n) for n in range(streams)]
                 ctx = mp.get_context("spawn")
                 opened, report, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
@@ -118,7 +121,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                                                            report))
                 holder.start()
                 ready = opened.get(timeout=180)
-                loaded = move_load(system.url, redis_url, 2, 8, seconds, None, "original")
+                loaded = move_load(system.url, redis_url, 2, 8, seconds, None, "original",
+                                   client="view")
                 memory.samples.append(_rss_mb(stream.pid))
                 stop.set()
                 end = report.get(timeout=60)
