@@ -157,9 +157,15 @@ def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
     body["state"] = view
     body["text"] = engine.render_text(view)
     if seat is not None and seat in record.to_act:
-        body["legal_moves"] = list(engine.legal_moves(state, seat))
-        body["legal_moves_complete"] = engine.decision(state).get("legal_moves_complete", True)
+        body.update(seat_moves(engine, state, seat))
     return body
+
+
+def seat_moves(engine: Engine, state: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What a seat to act is offered, alike in its view and in its live `turn`: every legal
+    move, and whether that list is complete."""
+    return {"legal_moves": list(engine.legal_moves(state, seat)),
+            "legal_moves_complete": engine.decision(state).get("legal_moves_complete", True)}
 
 
 def events_page(store: Store, game: Game, pid: str | None, after: int, limit: int

@@ -60,7 +60,7 @@ def publish(store: Store, resolutions: list[Resolution],
 
 
 def _entries(r: Resolution, seat: int) -> list[str]:
-    from service.domain.game import PLATFORM_EVENTS
+    from service.domain.game import PLATFORM_EVENTS, seat_moves
 
     gid, meta = r.game.id, r.commit.meta
     finished = "result" in meta or r.game.finished
@@ -78,11 +78,8 @@ def _entries(r: Resolution, seat: int) -> list[str]:
                           result=json.loads(meta["result"])))
     elif "step" in meta and int(meta["step"]) != r.game.step:
         to_act = json.loads(meta["to_act"])
-        moves = {}
-        if seat in to_act and r.state is not None:  # what the seat's view would list
-            moves = {"legal_moves": list(engine.legal_moves(r.state, seat)),
-                     "legal_moves_complete": engine.decision(r.state).get(
-                         "legal_moves_complete", True)}
+        moves = (seat_moves(engine, r.state, seat) if seat in to_act and r.state is not None
+                 else {})
         out.append(_entry("turn", gid, seat, step=int(meta["step"]), to_act=to_act,
                           your_turn=seat in to_act,
                           deadline=float(meta["deadline"]) if meta.get("deadline") else None,
