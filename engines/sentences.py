@@ -86,6 +86,12 @@ def reshuffled(count: int, deck: str = "deck") -> str:
     return f"the discard pile was shuffled into a new {deck} of {plural(count, 'card')}"
 
 
+def deck_reshuffled(event: Mapping[str, Any], name: Namer) -> str:
+    """The teller of a reshuffle event whose `cards` counts the new deck (Cartagena's and
+    Störtebeker's)."""
+    return reshuffled(event["cards"])
+
+
 def resigned(event: Mapping[str, Any], name: Namer) -> str:
     return f"{seat_of(event, name)} resigned"
 

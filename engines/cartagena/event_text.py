@@ -12,13 +12,13 @@ from typing import Any
 from engines.sentences import (
     Namer,
     Teller,
+    deck_reshuffled,
     describe_with,
     drew_cards,
     join,
     place,
     plural,
     possessive,
-    reshuffled,
     resigned,
     seat_of,
     skip,
@@ -89,10 +89,6 @@ def _discarded(e: Event, name: Namer) -> str:
     return "; ".join(told) or "Rascals: nobody discarded"
 
 
-def _deck_reshuffled(e: Event, name: Namer) -> str:
-    return reshuffled(e["cards"])
-
-
 def _spell(e: Event, name: Namer) -> str:
     who, spell = seat_of(e, name), e.get("spell")
     if spell == "pistol":
@@ -156,7 +152,7 @@ TELLERS: Mapping[str, Teller] = {
     "sailed": _sailed,
     "passed": _passed,
     "drew": drew_cards,
-    "deck_reshuffled": _deck_reshuffled,
+    "deck_reshuffled": deck_reshuffled,
     "discard_owed": _discard_owed,
     "discard_named": _discard_named,
     "discarded": _discarded,

@@ -12,12 +12,12 @@ from typing import Any
 from engines.sentences import (
     Namer,
     Teller,
+    deck_reshuffled,
     describe_with,
     drew_cards,
     join,
     plural,
     possessive,
-    reshuffled,
     resigned,
     seat_of,
     skip,
@@ -111,10 +111,6 @@ def _last_ship_sailed(e: Event, name: Namer) -> str:
     return "the last ship has left the harbour: the next capture starts the final round"
 
 
-def _reshuffled(e: Event, name: Namer) -> str:
-    return reshuffled(e["cards"])
-
-
 TELLERS: Mapping[str, Teller] = {
     "turn_started": skip,
     "placed": _placed,
@@ -134,7 +130,7 @@ TELLERS: Mapping[str, Teller] = {
     "captured": _captured,
     "sailed_in": _sailed_in,
     "last_ship_sailed": _last_ship_sailed,
-    "reshuffled": _reshuffled,
+    "reshuffled": deck_reshuffled,
     "drew": drew_cards,
     "resigned": resigned,
     "game_ended": skip,
