@@ -166,32 +166,17 @@ class System:
              "--workers", str(self.web_processes), "--log-level", "warning",
              "service.web.wsgi:app"], env=self.env, start_new_session=True)
         self.procs.append(web)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(self.url + "/v1/server-key", timeout=5)
-                break
-            except requests.RequestException:
-                if web.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("web process did not start") from None
-                time.sleep(0.1)
+        _answering(self.url + "/v1/server-key", web, "web process")
         return self.start_workers()
 
-    def start_stream(self) -> System:
+    def start_stream(self) -> subprocess.Popen:
         """The stream process (the players' live streams), as `parley run` starts it."""
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
                                 start_new_session=True, stderr=subprocess.DEVNULL)
         self.procs.append(proc)
-        url = f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(url, timeout=5)
-                return self
-            except requests.RequestException:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("stream process did not start") from None
-                time.sleep(0.1)
+        _answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
+                   "stream process")
+        return proc
 
     def start_workers(self) -> System:
         """The `parley worker` processes (alone: a system without web processes)."""
@@ -218,6 +203,19 @@ class System:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         self.procs.clear()
+
+
+def _answering(url: str, proc: subprocess.Popen, what: str) -> None:
+    """Return once `url` answers; fail if `proc` exits or a minute passes first."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start") from None
+            time.sleep(0.1)
 
 
 def jobs_done(conn: redis.Redis) -> int:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing as mp
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +22,6 @@ import requests
 
 from bench.common import Figure, System, bundled_redis, main, percentile
 from bench.e2e import move_load
-from service.ops.embedded_redis import free_port
 from tests.players import TestPlayer
 
 STREAMS = 1000
@@ -99,16 +96,11 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
     memory = Figure(f"streams: stream process memory with {streams} streams", unit="MB")
     for _ in range(runs):
         with bundled_redis() as redis_url:
-            stream_port = free_port()
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
-                            web_processes=2, workers=1,
-                            env={"PARLEY_STREAM_PORT": str(stream_port)})
+                            web_processes=2, workers=1)
             system.start()
-            stream = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"],
-                                      env=system.env, start_new_session=True)
-            system.procs.append(stream)
             try:
-                _wait(f"http://127.0.0.1:{stream_port}/health")
+                stream = system.start_stream()
                 time.sleep(1.0)
                 # the movers poll their views (`client="view"`): the figure is what idle
                 # streams cost the move path, as measured since session 14
@@ -135,18 +127,6 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             p99[key].samples.append(percentile([x * 1000 for x in phase["latencies"]], 99))
         ratio.samples.append(loaded["moves_per_s"] / base["moves_per_s"])
     return [held, *rate.values(), ratio, *p99.values(), memory]
-
-
-def _wait(url: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            requests.get(url, timeout=2)
-            return
-        except requests.RequestException:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer") from None
-            time.sleep(0.1)
 
 
 class _Http:
