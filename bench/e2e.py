@@ -469,7 +469,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
         return resp.json()
 
     def submit(http: _Http, gid: str, p: TestPlayer, view: dict, move: dict) -> int | None:
-        """POST a move; the observer process times it; returns its seq."""
+        """POST a move at the seat and step of `view` (a view, or a pushed turn: both name
+        them); returns its seq. It is timed by the observer, or by its game thread (`turns`)."""
         env = p.envelope(gid, view["seat"], view["step"], move)
         t0 = time.time()
         resp = http.post(f"/v1/games/{gid}/moves", json=env)
@@ -544,11 +545,9 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
                         return  # over, or lost: next game
                     for turn in acting:
                         pace(next_slot)
-                        seat = turn["seat"]
-                        view = {"seat": seat, "step": turn["step"]}
                         move = (turn["legal_moves"][0] if seats == 2
                                 else chooser.choice(turn["legal_moves"]))
-                        if submit(http, gid, players[seat], view, move) is None:
+                        if submit(http, gid, players[turn["seat"]], turn, move) is None:
                             return
                     if seats == 2:  # a setup is applied before the step moves on: not timed
                         posted_here().clear()
