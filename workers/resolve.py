@@ -114,10 +114,10 @@ def _drain_woken(gids: list[str]) -> int:
 
 def drain_many(gids: list[str], wait: float) -> int:
     """Resolve games as their own jobs would, in a few round trips for all of them: one opens
-    them (each game's flag cleared, its lock taken, everything read), one commits and reads
-    their notices and who listens to their players' live feeds, one trims the notices taken
-    (after dispatching them), one releases the locks; a live feed's entries add one. Returns
-    how many entries it resolved.
+    them (each game's flag cleared, its lock taken, everything read, and who of its players
+    listens to their live feeds), one commits (with the live feeds' entries) and reads their
+    notices, one trims the notices taken (after dispatching them), one releases the locks.
+    Returns how many entries it resolved.
 
     The rare cases go through `drain`, one game at a time, once the others are released: a
     game whose lock another holds (`drain` waits up to `wait` for it), one still to be
@@ -132,6 +132,7 @@ def drain_many(gids: list[str], wait: float) -> int:
     held: list[tuple[str, str]] = []
     later: list[str] = []
     reads: dict[str, list[tuple[int, dict[str, str]]]] = {}
+    heard: dict[str, list[str] | None] = {}  # who of each game's players listens
     tally = metrics_records.Tally()  # counted in the release's round trip
     total = 0
     try:
@@ -141,7 +142,7 @@ def drain_many(gids: list[str], wait: float) -> int:
             if got is None:
                 later.append(gid)  # its lock is held elsewhere
                 continue
-            token, read = got
+            token, read, heard[gid] = got
             held.append((gid, token))
             reads[gid] = read[2]  # its entries
             try:
@@ -163,7 +164,8 @@ def drain_many(gids: list[str], wait: float) -> int:
         outboxes: list[object] = []
         written = write_resolutions(store, plans,
                                     then=notify_records.outbox_commands(flushed_ids, players),
-                                    then_replies=outboxes)
+                                    then_replies=outboxes,
+                                    listening=[heard[p.game.id] for p in plans])
         resolved += zip([p.game.id for p in plans], written, strict=True)
         for plan, done in zip(plans, written, strict=True):
             if done.count:  # committed (a commit that lost its guard wrote nothing)

@@ -392,22 +392,23 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
 
 
 def write_resolutions(store: Store, resolutions: list[Resolution], then: Sequence[Command] = (),
-                      then_replies: list[Any] | None = None) -> list[Resolved]:
+                      then_replies: list[Any] | None = None,
+                      listening: Sequence[list[str] | None] = ()) -> list[Resolved]:
     """Commit resolutions (one round trip for all), each guarded by its game's `applied`,
-    then append what they show to the live feeds of the players listening. The commands
-    `then` ride in the commit's round trip, their replies put in `then_replies`."""
-    players = live_feed.seated(resolutions)
-    # who listens is read in the commit's round trip when the feeds share its Redis
-    riding = bool(players) and store.live is store.r
-    heard: list[Any] = []
-    written = store.commit_many([r.commit for r in resolutions],
-                                then=[*([live.listening_command(players)] if riding else ()),
-                                      *then], then_replies=heard)
-    if then_replies is not None:
-        then_replies.extend(heard[1:] if riding else heard)
-    scores = heard[0] if riding and not isinstance(heard[0], Exception) else None
-    live_feed.publish(store, [r for r, ok in zip(resolutions, written, strict=True) if ok],
-                      live.listening_from(players, scores) if scores is not None else None)
+    and append what they show to the live feeds of the players listening. The commands
+    `then` ride in the commit's round trip, their replies put in `then_replies`.
+
+    `listening`: per resolution, its players who listen, as the script that opened the game
+    read them (`Store.open_for_resolve`); their entries then ride in the commits themselves.
+    Otherwise who listens is read in the commit's round trip (when the feeds share its Redis)
+    and the entries are appended after it."""
+    if len(listening) == len(resolutions) and all(p is not None for p in listening):
+        feeds = [live_feed.feed_entries([r], set(p or ())) for r, p in
+                 zip(resolutions, listening, strict=True)]
+        written = store.commit_many([r.commit for r in resolutions], then=then,
+                                    then_replies=then_replies, feeds=feeds)
+    else:
+        written = _commit_then_feeds(store, resolutions, then, then_replies)
     out = []
     for r, ok in zip(resolutions, written, strict=True):
         first = r.game.applied + 1
@@ -420,3 +421,21 @@ def write_resolutions(store: Store, resolutions: list[Resolution], then: Sequenc
                  len(r.commit.rejected))
         out.append(Resolved(r.count, r.last >= r.game.head, r.game))
     return out
+
+
+def _commit_then_feeds(store: Store, resolutions: list[Resolution], then: Sequence[Command],
+                       then_replies: list[Any] | None) -> list[bool]:
+    """`write_resolutions` without the listeners read: who listens is read in the commit's
+    round trip when the feeds share its Redis, and the entries take one more."""
+    players = live_feed.seated(resolutions)
+    riding = bool(players) and store.feeds_ride
+    heard: list[Any] = []
+    written = store.commit_many([r.commit for r in resolutions],
+                                then=[*([live.listening_command(players)] if riding else ()),
+                                      *then], then_replies=heard)
+    if then_replies is not None:
+        then_replies.extend(heard[1:] if riding else heard)
+    scores = heard[0] if riding and not isinstance(heard[0], Exception) else None
+    live_feed.publish(store, [r for r, ok in zip(resolutions, written, strict=True) if ok],
+                      live.listening_from(players, scores) if scores is not None else None)
+    return written

@@ -1,12 +1,13 @@
 """What each player sees live of their games: entries of the SSE feed (docs/live.md).
 
-After every commit (`game.write_resolutions`) the game's new events, as each listening seat may
+With every commit (`game.write_resolutions`) the game's new events, as each listening seat may
 see them, and the change of turn or the end are appended to the players' feeds
-(`service.storage.live`). A seat's `turn` entry carries its legal moves, as its view would list
-them, so that a client on the stream moves without reading the view first: the move's path
-is then one POST, and what the client learns comes pushed. Only players with an open or
-recently closed stream are written, so the move path pays one read per resolve batch when nobody
-listens, and that read rides in the commit's round trip when the feeds share the store's Redis.
+(`service.storage.live`): by the commit's own script when the feeds share the store's Redis,
+so a commit and its entries are one step. A seat's `turn` entry carries its legal moves, as
+its view would list them, so that a client on the stream moves without reading the view
+first: the move's path is then one POST, and what the client learns comes pushed. Only players
+with an open or recently closed stream are written: the script that opens a game for its
+resolve reads which of its players listen, so a game nobody watches costs nothing more.
 
 A stream is opened with a short-lived ticket (`ticket`, `check_ticket`): the API authenticates
 the bearer token and redirects to the stream process with a ticket naming the player, so the
@@ -48,15 +49,18 @@ def publish(store: Store, resolutions: list[Resolution],
         if not players:
             return
         listening = live.listening(store, players)
-    listeners = set(listening)
-    if not listeners:
-        return
+    if listening:
+        live.append(store, feed_entries(resolutions, set(listening)))
+
+
+def feed_entries(resolutions: list[Resolution], listeners: set[str]) -> dict[str, list[str]]:
+    """What the resolutions append to the feeds of `listeners`: player -> entries, in order."""
     out: dict[str, list[str]] = {}
     for r in resolutions:
         for seat, pid in enumerate(r.game.players):
             if pid in listeners:
                 out.setdefault(pid, []).extend(_entries(r, seat))
-    live.append(store, out)
+    return out
 
 
 def _entries(r: Resolution, seat: int) -> list[str]:

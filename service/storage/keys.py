@@ -30,6 +30,9 @@ DIGESTS_KEY = "parley:digests"
 #: sorted set: player id -> until when (Unix seconds) the player's live feed is written (a
 #: stream connection renews it; a player who left keeps it for the resume grace)
 LIVE_PLAYERS_KEY = "parley:live"
+#: pub/sub channel: the entries appended to players' live feeds, a line "<feed key> <entry id>
+#: <entry>" each (service/storage/live.py), on the feeds' Redis
+FEEDS_CHANNEL = "parley:feeds"
 
 #: the parts of a game, each `game_key(gid, part)`
 GAME_PARTS = ("meta", "state", "moves", "nonces", "rejected", "events", "draws", "hashes",

@@ -1,27 +1,35 @@
 """The live feed's Redis side: who is listening, and each listening player's capped stream.
 
-The workers append (`listening`, `append`); the stream process reads and keeps its listeners
-registered (`listen`, `read_after`, `wait_any`). A player's entries are written only while the
-player is registered (a connection renews it; a player who left stays registered for the resume
-grace), so games nobody watches cost one ZMSCORE per resolve batch and nothing else.
+The workers append (`listening`, `feed_args`, `append`); the stream process hears the entries
+and keeps its listeners registered (`listen`, `read_after`, `feed_lines`). A player's entries
+are written only while the player is registered (a connection renews it; a player who left stays
+registered for the resume grace), so games nobody watches cost their resolve a ZSCORE per
+player, inside the script that opens them, and nothing else.
 
-The feeds live on the store's Redis, or on the queue's when the store is a Redis Cluster
-(`service.storage.store.feeds_url`): one blocking XREAD covers the feeds of every connected
-player, and a cluster refuses a command whose keys lie in different slots.
+Entries are appended by a script that announces them, in the same step, on one pub/sub channel
+(`FEEDS_CHANNEL`, a line per entry with its feed and id): the stream process hands them to open
+streams as they come, without reading the feeds, so its cost grows with the entries written and
+not with the players connected. The feeds themselves are what a stream resumes from
+(`Last-Event-ID`) and what the stream process reads back after it lost the channel. With the
+feeds on the store's Redis the commit's own script appends them (`feed_args`); beside a Redis
+Cluster store they live on the queue's Redis (`service.storage.store.feeds_url`) and take a
+round trip of their own (`append`).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import redis
 import redis.asyncio
 
-from service.storage.keys import APPLIED_CHANNEL, LIVE_PLAYERS_KEY, live_key
-from service.storage.store import Store
+from service.storage.keys import APPLIED_CHANNEL, FEEDS_CHANNEL, LIVE_PLAYERS_KEY, live_key
+
+if TYPE_CHECKING:
+    from service.storage.store import Store
 
 #: a feed entry's id, as a client sends it back in Last-Event-ID
 STREAM_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
@@ -50,17 +58,23 @@ def listening_from(pids: list[str], until: list[Any] | None) -> list[str]:
             if t is not None and float(t) > now]
 
 
-def append(store: Store, entries: dict[str, list[str]]) -> None:
-    """Append JSON entries to players' feeds, in one round trip."""
-    if not entries:
-        return
-    pipe = store.live.pipeline(transaction=False)
-    for pid, items in entries.items():
-        key = live_key(pid)
+def feed_args(feeds: dict[str, list[str]], base: int = 0) -> tuple[list[str], list[Any]]:
+    """KEYS and ARGV for the script fragment FEED_APPEND (`service.storage.scripts`) that
+    appends `feeds` (player -> JSON entries, in order) and announces them; `base`: how many
+    KEYS come before the feeds'."""
+    keys = [live_key(pid) for pid in feeds]
+    args: list[Any] = [FEEDS_CHANNEL, FEED_LENGTH, FEED_TTL]
+    for n, items in enumerate(feeds.values(), start=1):
         for item in items:
-            pipe.xadd(key, {"d": item}, maxlen=FEED_LENGTH, approximate=True)
-        pipe.expire(key, FEED_TTL)
-    pipe.execute()
+            args += (n, item)
+    return keys, args
+
+
+def append(store: Store, feeds: dict[str, list[str]]) -> None:
+    """Append JSON entries to players' feeds and announce them, in one round trip."""
+    if any(feeds.values()):
+        keys, args = feed_args(feeds)
+        store.append_feeds(keys=keys, args=args)
 
 
 # ---- the stream process (asyncio) -------------------------------------------------------------
@@ -101,16 +115,29 @@ async def read_after(r: redis.asyncio.Redis, pid: str, last_id: str, count: int 
     return [(eid, fields["d"]) for eid, fields in got], gone
 
 
-async def wait_any(r: redis.asyncio.Redis, cursors: dict[str, str], block_ms: int
-                   ) -> dict[str, list[tuple[str, str]]]:
-    """Block up to `block_ms` for new entries of any of the players (pid -> last id seen)."""
-    if not cursors:
-        return {}
-    streams = {live_key(pid): last for pid, last in cursors.items()}
-    got = await r.xread(streams, block=block_ms, count=100)
-    by_key = {live_key(pid): pid for pid in cursors}
-    return {by_key[key]: [(eid, fields["d"]) for eid, fields in entries]
-            for key, entries in got}
+FeedLine = tuple[str, str, str]
+
+
+async def feed_lines(r: redis.asyncio.Redis, subscribed: Callable[[], Awaitable[None]]
+                     ) -> AsyncIterator[list[FeedLine]]:
+    """The entries appended to any feed from now on, as (player, entry id, JSON) per message of
+    the feeds channel, for as long as the caller iterates. `subscribed` is awaited once the
+    subscription holds: what was appended before it must be read from the feeds."""
+    prefix, suffix = live_key("\0").split("\0")
+    pubsub = r.pubsub()
+    try:
+        await pubsub.subscribe(FEEDS_CHANNEL)
+        await subscribed()
+        async for message in pubsub.listen():
+            if message["type"] != "message":
+                continue
+            lines = []
+            for line in message["data"].split("\n"):
+                key, eid, data = line.split(" ", 2)
+                lines.append((key[len(prefix):len(key) - len(suffix)], eid, data))
+            yield lines
+    finally:
+        await pubsub.aclose()
 
 
 async def applied_games(r: redis.asyncio.Redis) -> AsyncIterator[str]:
@@ -127,9 +154,9 @@ async def applied_games(r: redis.asyncio.Redis) -> AsyncIterator[str]:
 
 
 def stream_id_order(eid: str) -> tuple[int, int]:
-    """A stream id as a value that sorts in the stream's order."""
-    ms, seq = eid.split("-")
-    return int(ms), int(seq)
+    """A stream id as a value that sorts in the stream's order ("0": before every entry)."""
+    ms, _, seq = eid.partition("-")
+    return int(ms), int(seq or 0)
 
 
 async def last_id(r: redis.asyncio.Redis, pid: str) -> str:

@@ -1,9 +1,12 @@
 """Every Lua script Parley runs, in one place: what each reads and writes, and its replies.
 
 Each script touches the keys of one game (`KEYS` share the game's hash tag, see `keys`) or the
-resolve queue's two keys, so it runs on one node of a cluster. The store
-(`service.storage.store`), the resolve queue (`service.storage.resolve_queue`) and the
-notification records (`service.storage.notify_records`) register them.
+resolve queue's two keys, so it runs on one node of a cluster. The exceptions are the live
+feeds' (players' feeds and the `parley:live` set): a game's opening and commit scripts touch
+them only when the feeds share the store's Redis, never a cluster's (`Store.feeds_ride`), and
+APPEND_FEEDS runs on the feeds' own Redis. The store (`service.storage.store`), the resolve
+queue (`service.storage.resolve_queue`) and the notification records
+(`service.storage.notify_records`) register them.
 """
 
 # ---- the resolve queue's drainers -----------------------------------------------------------
@@ -113,6 +116,36 @@ end
 return {'ok', tostring(seq), '1'}
 """
 
+# ---- the players' live feeds (service.storage.live) ------------------------------------------
+
+# A Lua function: append entries to players' feeds (capped streams) and announce them all in
+# one message on the feeds channel, a line "<feed key> <entry id> <entry>" each, in order; the
+# stream process hands them to the open streams without reading the feeds back. Arguments from
+# ARGV[at]: the channel, the cap, the TTL (s), then pairs (feed's number after KEYS[base], entry).
+FEED_APPEND = """
+local function feed_append(base, at)
+  local maxlen, ttl, lines, touched = ARGV[at + 1], ARGV[at + 2], {}, {}
+  for i = at + 3, #ARGV, 2 do
+    local key = KEYS[base + tonumber(ARGV[i])]
+    local id = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'd', ARGV[i + 1])
+    if not touched[key] then
+      touched[key] = true
+      redis.call('EXPIRE', key, ttl)
+    end
+    lines[#lines + 1] = key .. ' ' .. id .. ' ' .. ARGV[i + 1]
+  end
+  if #lines > 0 then redis.call('PUBLISH', ARGV[at], table.concat(lines, '\\n')) end
+end
+"""
+
+# KEYS: the players' feeds; ARGV: FEED_APPEND's -> 1
+# The feeds' own round trip, where a commit could not carry them (a cluster store: the feeds
+# are on the queue's Redis).
+APPEND_FEEDS = FEED_APPEND + """
+feed_append(0, 1)
+return 1
+"""
+
 # KEYS: meta, state, events, draws, rejected, hashes, outbox, moves
 # ARGV: guard field, guard value, state (stored form), meta fields (JSON object of strings),
 #       events (JSON array of strings), draws (JSON array), rejected (JSON object seq -> JSON),
@@ -127,7 +160,9 @@ return {'ok', tostring(seq), '1'}
 # stream of before packing has them moved onto the list first.
 # A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
 # as the load generator; nothing depends on it being heard).
-COMMIT = """
+# With the live feeds on the same Redis, the commit appends its entries to them too
+# (FEED_APPEND): KEYS from the 9th are the feeds, ARGV from the 13th FEED_APPEND's arguments.
+COMMIT = FEED_APPEND + """
 if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
 if redis.call('TYPE', KEYS[3]).ok == 'stream' then
   local old = redis.call('XRANGE', KEYS[3], '-', '+')
@@ -152,6 +187,7 @@ for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) en
 for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
 for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
 redis.call('PUBLISH', ARGV[10], ARGV[11])
+if ARGV[13] then feed_append(8, 13) end
 local size = tonumber(ARGV[12])
 local p = redis.call('HMGET', KEYS[1], 'packed_moves', 'packed_events', 'packed_hashes')
 local pm, pe, ph = tonumber(p[1] or '0'), tonumber(p[2] or '0'), tonumber(p[3] or '0')
@@ -239,15 +275,34 @@ return {meta, redis.call('GET', KEYS[2]), entries, redis.call('LLEN', KEYS[4]),
         redis.call('HGET', KEYS[5], 'server_seed')}
 """
 
-# KEYS: READ_FOR_RESOLVE's, then scheduled, lock; ARGV: READ_FOR_RESOLVE's, then lock token,
-#       lock TTL (ms)
-# -> false (another holds the lock) | READ_FOR_RESOLVE's reply, the lock now held with the token
+# KEYS: READ_FOR_RESOLVE's, then scheduled, lock, and (optional) the live players' zset;
+# ARGV: READ_FOR_RESOLVE's, then lock token, lock TTL (ms), and with the zset: now (s)
+# -> false (another holds the lock) | READ_FOR_RESOLVE's reply, the lock now held with the
+#    token; with the zset, a sixth item: the game's players listening now (their feeds are
+#    written), so that the commit can carry their entries
 # A resolve job's opening: the `scheduled` flag is cleared first (a move accepted from now on
 # wakes the game again), then the lock, then the read, atomically.
 OPEN_FOR_RESOLVE = """
 redis.call('DEL', KEYS[6])
 if not redis.call('SET', KEYS[7], ARGV[2], 'NX', 'PX', ARGV[3]) then return false end
-""" + READ_FOR_RESOLVE
+local function read()
+""" + READ_FOR_RESOLVE + """
+end
+local got = read()
+if KEYS[8] then
+  local listening, players = {}, redis.call('HGET', KEYS[1], 'players')
+  if players then
+    for _, pid in ipairs(cjson.decode(players)) do
+      if type(pid) == 'string' then
+        local till = redis.call('ZSCORE', KEYS[8], pid)
+        if till and tonumber(till) > tonumber(ARGV[4]) then listening[#listening + 1] = pid end
+      end
+    end
+  end
+  got[6] = listening
+end
+return got
+"""
 
 # KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
 # -> {"ok", seat, taken} | {"err", code}

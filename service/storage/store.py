@@ -67,9 +67,11 @@ from typing import TYPE_CHECKING, Any
 import redis
 
 from service.storage import history_segments as segments
+from service.storage import live as live_feeds
 from service.storage.keys import (
     APPLIED_CHANNEL,
     GAMES_KEY,
+    LIVE_PLAYERS_KEY,
     NOTIFY_KEY,
     PENDING_KEY,
     game_key,
@@ -84,6 +86,7 @@ from service.storage.keys import (
 )
 from service.storage.scripts import (
     ACCEPT_MOVE,
+    APPEND_FEEDS,
     COMMIT,
     HISTORY_READ,
     JOIN,
@@ -141,9 +144,9 @@ def raw_twin(client: redis.Redis) -> redis.Redis:
 
 def feeds_url(config: Config) -> str:
     """The Redis of the players' live feeds: the store's, or the queue's (REDIS_URL) when the
-    store is a cluster. The stream process reads every connected player's feed with one
-    blocking XREAD, which a cluster refuses across slots; a feed is capped and expires, so it
-    needs none of the store's guarantees."""
+    store is a cluster. One script appends a commit's entries to several players' feeds and
+    announces them (`live.append`), which a cluster refuses across slots; a feed is capped and
+    expires, so it needs none of the store's guarantees."""
     return config.REDIS_URL if config.STORE_CLUSTER else config.STORE_URL
 
 
@@ -227,6 +230,8 @@ class Store:
         #: where the players' live feeds are (`service.storage.live`): the store's own Redis,
         #: or the queue's beside a cluster store (`feeds_url`)
         self.live = client if live is None else live
+        #: `live.append`: the feeds' own round trip, where a commit cannot carry them
+        self.append_feeds = self.live.register_script(APPEND_FEEDS)
         self._accept = client.register_script(ACCEPT_MOVE)
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
@@ -510,11 +515,20 @@ class Store:
         return self.commit_many([Commit(gid, guard, state, meta, events, draws, rejected,
                                         hashes, list(notices))])[0]
 
+    @property
+    def feeds_ride(self) -> bool:
+        """Whether the live feeds share the store's Redis, so that the script opening a game
+        reads who listens and its commit appends their entries (COMMIT)."""
+        return self.live is self.r
+
     def commit_many(self, commits: list[Commit], then: Sequence[Command] = (),
-                    then_replies: list[Any] | None = None) -> list[bool]:
+                    then_replies: list[Any] | None = None,
+                    feeds: Sequence[dict[str, list[str]]] = ()) -> list[bool]:
         """Write resolutions, each atomically if its guard holds (COMMIT), in one round trip;
         per commit, whether it was written. The commands `then` follow in that round trip,
-        their replies put in `then_replies` (who listens to the live feeds).
+        their replies put in `then_replies` (who listens to the live feeds). `feeds`, when the
+        feeds ride (`feeds_ride`): per commit, its live-feed entries (player -> entries),
+        appended and announced by the commit itself, so only if it is written.
 
         Games with notices are added to the notify set *before* their commits, so a crash
         right after them still leaves the notices found by the sweep (an empty outbox is
@@ -530,6 +544,11 @@ class Store:
                 json.dumps(c.events), json.dumps(c.draws), json.dumps(c.rejected),
                 json.dumps(stored), json.dumps(c.notices), APPLIED_CHANNEL,
                 f"{c.gid} {c.meta.get('applied', '0')}", segments.SEGMENT]))
+        for (keys, args), entries in zip(calls, feeds, strict=False):
+            if any(entries.values()):
+                feed_keys, feed_args = live_feeds.feed_args(entries)
+                keys += feed_keys
+                args += feed_args
         told = list(dict.fromkeys(c.gid for c in commits if c.notices))
         replies = self._after(self._commit, calls,
                               first=[("SADD", NOTIFY_KEY, *told)] if told else (),
@@ -580,17 +599,21 @@ class Store:
 
     def open_for_resolve(self, gids: list[str], batch: int, ttl_ms: int,
                          then: Sequence[Command] = (), then_replies: list[Any] | None = None
-                         ) -> list[tuple[str, ResolveRead] | None]:
+                         ) -> list[tuple[str, ResolveRead, list[str] | None] | None]:
         """For each game, in one round trip for all: clear its `scheduled` flag, take its lock
-        and read what a resolve needs (OPEN_FOR_RESOLVE). Per game, (lock token, read), or
-        None where another holds the lock; release the locks with `release_locks`. The
-        commands `then` follow in the same round trip, their replies put in `then_replies`
-        (the moves' submit times, for /metrics)."""
+        and read what a resolve needs (OPEN_FOR_RESOLVE). Per game, (lock token, read, its
+        players listening to their live feeds, or None where the feeds do not ride), or None
+        where another holds the lock; release the locks with `release_locks`. The commands
+        `then` follow in the same round trip, their replies put in `then_replies` (the moves'
+        submit times, for /metrics)."""
         tokens = [uuid.uuid4().hex for _ in gids]
-        calls = [(_resolve_keys(gid) + [game_key(gid, "scheduled"), game_key(gid, "lock")],
-                  [batch, token, ttl_ms]) for gid, token in zip(gids, tokens, strict=True)]
+        live_keys, live_args = ([LIVE_PLAYERS_KEY], [time.time()]) if self.feeds_ride else ([], [])
+        calls = [(_resolve_keys(gid) + [game_key(gid, "scheduled"), game_key(gid, "lock"),
+                                        *live_keys], [batch, token, ttl_ms, *live_args])
+                 for gid, token in zip(gids, tokens, strict=True)]
         replies = self._after(self._open, calls, then=then, then_replies=then_replies)
-        return [(token, _resolve_read(reply)) if reply is not None else None
+        return [(token, _resolve_read(reply[:5]), reply[5] if len(reply) > 5 else None)
+                if reply is not None else None
                 for token, reply in zip(tokens, replies, strict=True)]
 
     def release_locks(self, held: list[tuple[str, str]], caught_up: list[str],

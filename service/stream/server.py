@@ -10,10 +10,14 @@ short-lived ticket (`service.domain.live_feed.ticket`):
   `GET /v1/games/<id>/events?wait=N` that found nothing new): the same page as the API's,
   answered as soon as the game commits, or empty when `wait` runs out.
 
-One reader task blocks on the feeds of every connected player at once (XREAD), and one pub/sub
-subscription to `parley:applied` wakes the long polls of a game. Beside a Redis Cluster store
-the feeds are on the queue's Redis (`service.storage.store.feeds_url`), so that one read still
-covers them all.
+The workers announce every feed entry they append on one pub/sub channel
+(`service.storage.live.feed_lines`); one task hears it and hands each entry to its player's
+open streams, so the process's work grows with the entries written, not with the streams held.
+The feeds themselves are read only when a stream opens or resumes, and for every open stream
+after the channel was lost (a Redis restart): a stream misses nothing and gets nothing twice
+(each one keeps the id of the last entry it was handed). A second subscription, to
+`parley:applied`, wakes the long polls of a game. Beside a Redis Cluster store the feeds and
+their channel are on the queue's Redis (`service.storage.store.feeds_url`).
 """
 
 from __future__ import annotations
@@ -48,37 +52,46 @@ KEEPALIVE_SECONDS = 15
 MAX_WAIT = 60
 #: on SIGTERM, how long open streams and long polls get before they are cut
 SHUTDOWN_SECONDS = 1.0
-#: how long the shared reader blocks before it takes in newly connected players
-READ_BLOCK_MS = 1000
+#: how long the hearing task waits before it subscribes again to a lost feeds channel
+RESUBSCRIBE_SECONDS = 1.0
+
+Entry = tuple[str, str]  # (feed entry id, JSON)
 
 
 class Listener:
-    """One open stream: the entries the hub hands it, in order."""
+    """One open stream: the entries the hub hands it, in order, each once."""
 
     def __init__(self, pid: str) -> None:
         self.pid = pid
-        self.queue: asyncio.Queue[list[tuple[str, str]]] = asyncio.Queue()
+        self.queue: asyncio.Queue[list[Entry]] = asyncio.Queue()
+        #: the last entry handed to the stream (its id, and that id's order)
+        self.last: Entry | None = None
+        self.order = (0, 0)
+        #: while the stream joins: the entries heard meanwhile, kept until its first read is in
+        self.early: list[Entry] | None = []
 
 
 class Hub:
-    """Every open stream of this process, fed by one blocking reader of all their feeds."""
+    """Every open stream of this process, fed from the feeds channel."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self.server_key = load_server_key(config.SERVER_KEY_PATH)
         self.feeds = live.async_client(feeds_url(config))
-        self.reader = live.async_client(feeds_url(config))  # blocks: its own connection
+        self.channel = live.async_client(feeds_url(config), connections=2)  # the subscription
         #: the commits' announcements come from the store (any node of a cluster: a cluster
         #: forwards every PUBLISH to all its nodes)
         self.commits = live.async_client(config.STORE_URL, connections=2)
         self.store = Store.from_config(config)  # the domain's reads, in a thread
         self.listeners: dict[str, set[Listener]] = defaultdict(set)
-        self.cursors: dict[str, str] = {}  # player -> last feed id handed to its listeners
+        #: set while the feeds channel is heard; `subscriptions` counts its (re)subscriptions
+        self.hearing = asyncio.Event()
+        self.subscriptions = 0
         self.polls: dict[str, set[asyncio.Event]] = defaultdict(set)  # game -> waiting polls
         self.tasks: list[asyncio.Task[Any]] = []
 
     async def start(self, _app: web.Application) -> None:
-        self.tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._renew()),
+        self.tasks = [asyncio.create_task(self._hear()), asyncio.create_task(self._renew()),
                       asyncio.create_task(self._applied())]
 
     async def stop(self, _app: web.Application) -> None:
@@ -86,30 +99,40 @@ class Hub:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.feeds.aclose()
-        await self.reader.aclose()
+        await self.channel.aclose()
         await self.commits.aclose()
 
     # ---- the feed ------------------------------------------------------------------------
 
     async def join(self, listener: Listener, last_event_id: str | None
-                   ) -> tuple[list[tuple[str, str]], bool]:
+                   ) -> tuple[list[Entry], bool]:
         """Register a stream -> (the entries it missed since `last_event_id`, whether some
-        may be gone). From then on the hub hands it every new entry."""
+        may be gone). From then on the hub hands it every new entry.
+
+        The stream is registered before its feed is read, so an entry announced during the
+        read is kept (`early`) and handed over after what the read found, unless the read
+        found it too; a channel lost meanwhile means reading again."""
+        await self.hearing.wait()
         pid = listener.pid
-        await live.listen(self.feeds, [pid], time.time() + RESUME_GRACE)
-        known = self.cursors.get(pid)
         self.listeners[pid].add(listener)
+        subscription = self.subscriptions
+        await live.listen(self.feeds, [pid], time.time() + RESUME_GRACE)
         if last_event_id is None:
             missed, gone = [], False
-            start = known or await live.last_id(self.feeds, pid)
+            start = await live.last_id(self.feeds, pid)
         else:
             missed, gone = await live.read_after(self.feeds, pid, last_event_id)
-            if known is not None:
-                missed = [(eid, d) for eid, d in missed
-                          if live.stream_id_order(eid) <= live.stream_id_order(known)]
             start = missed[-1][0] if missed else last_event_id
-        if known is None and pid not in self.cursors:
-            self.cursors[pid] = start
+        while subscription != self.subscriptions:  # the channel was lost while we read
+            subscription = self.subscriptions
+            more, _ = await live.read_after(self.feeds, pid, start)
+            missed += more
+            start = missed[-1][0] if missed else start
+        order = live.stream_id_order(start)
+        missed += [e for e in listener.early or () if live.stream_id_order(e[0]) > order]
+        listener.early = None
+        listener.last = missed[-1] if missed else (start, "")
+        listener.order = live.stream_id_order(listener.last[0])
         return missed, gone
 
     def leave(self, listener: Listener) -> None:
@@ -118,26 +141,48 @@ class Hub:
             group.discard(listener)
             if not group:
                 del self.listeners[listener.pid]
-                self.cursors.pop(listener.pid, None)
 
-    async def _read(self) -> None:
+    def _hand(self, entries: list[tuple[str, str, str]]) -> None:
+        """Hand announced entries, (player, id, JSON) each, to their players' open streams:
+        each stream the ones past the last it was handed."""
+        out: dict[Listener, list[Entry]] = {}
+        for pid, eid, data in entries:
+            group = self.listeners.get(pid)
+            if not group:
+                continue
+            order = live.stream_id_order(eid)
+            for listener in group:
+                if listener.early is not None:
+                    listener.early.append((eid, data))
+                elif order > listener.order:
+                    listener.order, listener.last = order, (eid, data)
+                    out.setdefault(listener, []).append((eid, data))
+        for listener, handed in out.items():
+            listener.queue.put_nowait(handed)
+
+    async def _hear(self) -> None:
         while True:
             try:
-                got = await live.wait_any(self.reader, dict(self.cursors), READ_BLOCK_MS)
+                async for entries in live.feed_lines(self.channel, self._subscribed):
+                    self._hand(entries)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis gone for a moment: try again
-                log.exception("reading the feeds failed")
-                await asyncio.sleep(1)
-                continue
-            if not self.cursors:
-                await asyncio.sleep(READ_BLOCK_MS / 1000)
-            for pid, entries in got.items():
-                if pid not in self.cursors:
-                    continue  # everyone left meanwhile
-                self.cursors[pid] = entries[-1][0]
-                for listener in self.listeners.get(pid, ()):
-                    listener.queue.put_nowait(entries)
+            except Exception:  # Redis gone for a moment: subscribe again, then catch up
+                log.exception("the feeds channel failed; subscribing again")
+            self.hearing.clear()
+            await asyncio.sleep(RESUBSCRIBE_SECONDS)
+
+    async def _subscribed(self) -> None:
+        """The channel is heard (again): after a loss, every open stream reads what it missed
+        from its feed (streams still joining read again themselves)."""
+        self.subscriptions += 1
+        if self.subscriptions > 1:
+            ready = [listener for group in self.listeners.values() for listener in group
+                     if listener.early is None and listener.last is not None]
+            for listener in ready:
+                missed, _ = await live.read_after(self.feeds, listener.pid, listener.last[0])
+                self._hand([(listener.pid, eid, data) for eid, data in missed])
+        self.hearing.set()
 
     async def _renew(self) -> None:
         while True:

@@ -3,10 +3,20 @@ number of round trips for any number of games, and every rare case still handled
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 import redis
 
-from service.storage.keys import NOTIFY_KEY, game_key, ready_key
+from service.storage.keys import (
+    FEEDS_CHANNEL,
+    LIVE_PLAYERS_KEY,
+    NOTIFY_KEY,
+    game_key,
+    live_key,
+    ready_key,
+)
 from service.storage.store import Store
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
@@ -76,6 +86,38 @@ def test_a_batch_of_games_costs_the_round_trips_of_one(app, client, run_jobs,
     for gid in gids:
         assert _resolved(store, gid)
         _settled(store, gid)
+
+
+def test_listening_players_get_their_entries_in_the_commits_round_trip(app, client, run_jobs,
+                                                                       monkeypatch) -> None:
+    """Feeds on the store's Redis: the opening script reads who listens, the commit appends
+    their entries and announces them on the feeds channel; no round trip is added."""
+    store = _store(app)
+    gids = _setups_pending(client, run_jobs, 3, tag="l")
+    seated = {gid: json.loads(store.meta(gid)["players"]) for gid in gids}
+    listening = [seated[gids[1]][0], seated[gids[2]][0], seated[gids[2]][1]]
+    store.r.zadd(LIVE_PLAYERS_KEY, {pid: time.time() + 60 for pid in listening})
+    store.r.zadd(LIVE_PLAYERS_KEY, {seated[gids[1]][1]: time.time() - 1})  # left long ago
+    channel = store.r.pubsub(ignore_subscribe_messages=True)
+    channel.subscribe(FEEDS_CHANNEL)
+    assert resolve.drain_many(gids[:1], wait=0) == 2  # loads the scripts; nobody listens
+    trips = _count_trips(monkeypatch, store)
+    assert resolve.drain_many(gids[1:], wait=0) == 4
+    assert trips[0] <= 4
+    for pid in (*seated[gids[0]], seated[gids[1]][1]):
+        assert store.r.xlen(live_key(pid)) == 0
+    announced: list[str] = []
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline:  # None also for the subscription's own message
+        if (message := channel.get_message(timeout=0.1)) is not None:
+            announced += message["data"].split("\n")
+    for pid in listening:
+        feed = store.r.xrange(live_key(pid))
+        kinds = [json.loads(fields["d"])["type"] for _, fields in feed]
+        assert "event" in kinds and kinds[-1] == "turn"
+        assert [f"{live_key(pid)} {eid} {fields['d']}" for eid, fields in feed] == [
+            line for line in announced if line.startswith(live_key(pid) + " ")]
+    assert len(announced) == sum(store.r.xlen(live_key(pid)) for pid in listening)
 
 
 def test_a_game_woken_twice_is_drained_once(app, client, run_jobs) -> None:

@@ -1,0 +1,109 @@
+"""The stream process's hub against a real Redis: entries reach open streams from the feeds
+channel, each once and in order, across a stream's join and a lost subscription."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis
+
+from service.config import Config
+from service.storage import live
+from service.storage.store import Store
+from service.stream import server
+from service.stream.server import Hub, Listener
+
+
+def _entry(n: int) -> str:
+    return f'{{"type":"event","game":"g_1","seat":0,"seq":{n}}}'
+
+
+async def _drain(listener: Listener, want: int, seconds: float = 5.0) -> list[tuple[str, str]]:
+    """Entries queued for the stream until `want` came, or the time ran out (then a little
+    longer, so that a duplicate would show)."""
+    got: list[tuple[str, str]] = []
+    async with asyncio.timeout(seconds):
+        while len(got) < want:
+            got += await listener.queue.get()
+    await asyncio.sleep(0.2)
+    while not listener.queue.empty():
+        got += listener.queue.get_nowait()
+    return got
+
+
+async def _hub(config: Config) -> Hub:
+    hub = Hub(config)
+    await hub.start(None)  # type: ignore[arg-type]
+    async with asyncio.timeout(5):
+        await hub.hearing.wait()
+    return hub
+
+
+def test_entries_appended_while_a_stream_joins_come_once_in_order(config, monkeypatch) -> None:
+    store = Store.from_config(config)
+    live.append(store, {"p_ann": [_entry(1)]})
+    read_after = live.read_after
+
+    async def racing_read(r, pid, last_id, count=1000):  # noqa: ANN001
+        live.append(store, {"p_ann": [_entry(2)]})  # before the read: it finds this one
+        got = await read_after(r, pid, last_id, count)
+        live.append(store, {"p_ann": [_entry(3)]})  # after it: only the channel tells
+        await asyncio.sleep(0.1)  # ... and the hub hears it before the join is done
+        return got
+
+    monkeypatch.setattr(live, "read_after", racing_read)
+
+    async def scenario() -> list[str]:
+        hub = await _hub(config)
+        try:
+            first = (await read_after(hub.feeds, "p_ann", "0"))[0][0][0]
+            listener = Listener("p_ann")
+            missed, gone = await hub.join(listener, first)
+            assert not gone
+            return [d for _, d in missed + await _drain(listener, 2 - len(missed))]
+        finally:
+            await hub.stop(None)  # type: ignore[arg-type]
+
+    assert asyncio.run(scenario()) == [_entry(2), _entry(3)]
+
+
+def test_a_lost_channel_is_caught_up_from_the_feeds(config, monkeypatch) -> None:
+    monkeypatch.setattr(server, "RESUBSCRIBE_SECONDS", 0.1)
+    store = Store.from_config(config)
+    direct = redis.Redis.from_url(config.STORE_URL)
+
+    async def scenario() -> list[str]:
+        hub = await _hub(config)
+        try:
+            listener = Listener("p_bob")
+            assert await hub.join(listener, None) == ([], False)
+            live.append(store, {"p_bob": [_entry(1)]})
+            heard = await _drain(listener, 1)
+            assert direct.client_kill_filter(_type="pubsub") >= 1
+            live.append(store, {"p_bob": [_entry(2)], "p_eve": [_entry(9)]})  # nobody hears
+            return [d for _, d in heard + await _drain(listener, 1)]
+        finally:
+            await hub.stop(None)  # type: ignore[arg-type]
+
+    assert asyncio.run(scenario()) == [_entry(1), _entry(2)]
+    assert direct.xlen(live.live_key("p_bob")) == 2
+
+
+@pytest.mark.parametrize("listeners", [1, 3])
+def test_every_open_stream_of_a_player_gets_each_entry(config, listeners) -> None:
+    store = Store.from_config(config)
+
+    async def scenario() -> list[list[str]]:
+        hub = await _hub(config)
+        try:
+            streams = [Listener("p_cat") for _ in range(listeners)]
+            for listener in streams:
+                await hub.join(listener, None)
+            live.append(store, {"p_cat": [_entry(1), _entry(2)]})
+            live.append(store, {"p_cat": [_entry(3)]})
+            return [[d for _, d in await _drain(s, 3)] for s in streams]
+        finally:
+            await hub.stop(None)  # type: ignore[arg-type]
+
+    assert asyncio.run(scenario()) == [[_entry(1), _entry(2), _entry(3)]] * listeners
