@@ -30,11 +30,12 @@ def flush(store: Store, queue: Any, gid: str, game: Game | None = None) -> int:
 
 
 def flush_resolved(store: Store, queue: Any, games: list[Game],
-                   read: Outboxes | None = None) -> list[int]:
+                   read: Outboxes | None = None,
+                   trims: list[tuple[str, int]] | None = None) -> list[int]:
     """`flush` for games whose locks the caller holds (a resolve job's batch), in two round
-    trips for all of them, one when their outboxes were `read` already
-    (`dispatch.flush_locked`); per game, how many notices."""
-    return dispatch.flush_locked(store, queue, context.config(), games, read)
+    trips for all of them, one when their outboxes were `read` already, none when the caller
+    sends the `trims` (`dispatch.flush_locked`); per game, how many notices."""
+    return dispatch.flush_locked(store, queue, context.config(), games, read, trims)
 
 
 def sweep(store: Store, queue: Any) -> int:

@@ -116,7 +116,7 @@ def drain_many(gids: list[str], wait: float) -> int:
     """Resolve games as their own jobs would, in a few round trips for all of them: one opens
     them (each game's flag cleared, its lock taken, everything read, and who of its players
     listens to their live feeds), one commits (with the live feeds' entries) and reads their
-    notices, one trims the notices taken (after dispatching them), one releases the locks.
+    notices, one trims the notices taken (after dispatching them) and releases the locks.
     Returns how many entries it resolved.
 
     The rare cases go through `drain`, one game at a time, once the others are released: a
@@ -179,10 +179,16 @@ def drain_many(gids: list[str], wait: float) -> int:
                 later.append(gid)  # more entries wait than one commit takes
             elif done.caught_up:
                 caught_up.append(gid)
+        trims: list[tuple[str, int]] = []  # sent before the locks go, in that round trip
         notify.flush_resolved(store, context.queue(), flushed,
-                              notify_records.outboxes_from(outboxes, flushed_ids, players))
-        store.release_locks(held, caught_up, then=tally.take())
+                              notify_records.outboxes_from(outboxes, flushed_ids, players), trims)
+        trimmed: list[object] = []
+        store.release_locks(held, caught_up,
+                            first=notify_records.trim_commands(trims) if trims else (),
+                            first_replies=trimmed, then=tally.take())
         held = []
+        if trims:
+            notify_records.mark_grown(store, trims, trimmed)
     finally:
         if held:  # failed half-way: the locks go now rather than after their TTL
             store.release_locks(held, [], then=tally.take())

@@ -92,12 +92,17 @@ def flush_players(games: list[Game]) -> list[str]:
 
 
 def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game],
-                 read: records.Outboxes | None = None) -> list[int]:
+                 read: records.Outboxes | None = None,
+                 trims: list[tuple[str, int]] | None = None) -> list[int]:
     """The flush proper of games whose locks the caller holds, in two round trips for all of
     them when no player has mail or webhooks: the outboxes with every seated player's record
     and webhook ids (`read`, when the caller read them in a round trip of its own:
     `records.outbox_commands` for the games and `flush_players(games)`), then the trims. Per
-    game, how many notices it took."""
+    game, how many notices it took.
+
+    `trims`: the caller sends the trims itself, before it releases the locks, in that round
+    trip (`records.trim_commands`): each game's (id, notices taken) is added to it. Unless a
+    game ended: then the trims go now, before its archive is scheduled."""
     if not games:
         return []
     if read is None:
@@ -113,7 +118,11 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game],
                 ended.append(game.id)
         taken.append(len(items))
     game_records.mark_for_archive(store, ended, config.ARCHIVE_AFTER)
-    records.trim_outboxes(store, [(game.id, n) for game, n in zip(games, taken, strict=True)])
+    counts = [(game.id, n) for game, n in zip(games, taken, strict=True)]
+    if trims is not None and not ended:
+        trims += counts
+    else:
+        records.trim_outboxes(store, counts)
     if config.ARCHIVE_AFTER <= 0:
         game_records.enqueue_archive(queue, ended)
     return taken

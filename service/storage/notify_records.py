@@ -81,16 +81,30 @@ def outboxes_from(replies: list[Any], gids: list[str], players: list[str]) -> Ou
 
 
 def trim_outboxes(store: Store, taken: list[tuple[str, int]]) -> None:
-    """Drop the notices taken from each game's outbox, in one round trip (two where commits
-    added notices meanwhile: those games are marked again)."""
+    """Drop the notices taken from each game's outbox, (game, how many) each, in one round trip
+    (two where commits added notices meanwhile: those games are marked again)."""
     pipe = store.r.pipeline(transaction=False)
-    for gid, count in taken:
-        if count:
-            pipe.ltrim(game_key(gid, "outbox"), count, -1)
-    pipe.srem(NOTIFY_KEY, *(gid for gid, _ in taken))
-    for gid, _ in taken:  # after the SREM: a commit adds its game to the set before its notices
-        pipe.llen(game_key(gid, "outbox"))
-    lengths = pipe.execute()[-len(taken):]
+    for command in trim_commands(taken):
+        pipe.execute_command(*command)
+    mark_grown(store, taken, pipe.execute())
+
+
+def trim_commands(taken: list[tuple[str, int]]) -> list[tuple[Any, ...]]:
+    """The commands of `trim_outboxes`, to ride in another round trip (a drain's release of
+    its locks); their replies go to `mark_grown`."""
+    return [*(("LTRIM", game_key(gid, "outbox"), count, -1) for gid, count in taken if count),
+            ("SREM", NOTIFY_KEY, *(gid for gid, _ in taken)),
+            # after the SREM: a commit adds its game to the set before its notices
+            *(("LLEN", game_key(gid, "outbox")) for gid, _ in taken)]
+
+
+def mark_grown(store: Store, taken: list[tuple[str, int]], replies: list[Any]) -> None:
+    """After the trims (`replies`: those of `trim_commands`): mark again the games whose
+    outbox a commit added to meanwhile."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    lengths = replies[-len(taken):]
     grown = [gid for (gid, _), n in zip(taken, lengths, strict=True) if n]
     if grown:
         store.r.sadd(NOTIFY_KEY, *grown)

@@ -472,9 +472,11 @@ class Store:
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
                first: Sequence[Command] = (), then: Sequence[Command] = (),
-               then_replies: list[Any] | None = None) -> list[Any]:
+               then_replies: list[Any] | None = None,
+               first_replies: list[Any] | None = None) -> list[Any]:
         """The commands `first`, the script once per (keys, args), then the commands `then`,
-        in one round trip; the scripts' replies (those of `then` go to `then_replies`).
+        in one round trip; the scripts' replies (those of `first` go to `first_replies`, of
+        `then` to `then_replies`).
 
         EVALSHA by hand: a redis-py Script object in a pipeline costs an extra SCRIPT EXISTS
         round trip on every execute. A script missing (a restarted or flushed Redis) fails
@@ -490,6 +492,8 @@ class Store:
             pipe.execute_command(*command)
         replies = pipe.execute(raise_on_error=False)
         ours = replies[len(first):len(first) + len(calls)]
+        if first_replies is not None:
+            first_replies.extend(replies[:len(first)])
         if then_replies is not None:
             then_replies.extend(replies[len(first) + len(calls):])
         missing = [i for i, reply in enumerate(ours)
@@ -617,11 +621,14 @@ class Store:
                 for token, reply in zip(tokens, replies, strict=True)]
 
     def release_locks(self, held: list[tuple[str, str]], caught_up: list[str],
+                      first: Sequence[Command] = (), first_replies: list[Any] | None = None,
                       then: Sequence[Command] = ()) -> None:
         """Release the games' locks, (game, token) each, and take the `caught_up` games out of
-        the pending index, in one round trip; the commands `then` follow in it (the resolved
-        moves' metrics)."""
+        the pending index, in one round trip. The commands `first` go before the releases
+        (the trims of the notices taken), their replies put in `first_replies`; the commands
+        `then` follow (the resolved moves' metrics)."""
         self._after(self._release, [([game_key(gid, "lock")], [token]) for gid, token in held],
+                    first=first, first_replies=first_replies,
                     then=[*([("SREM", PENDING_KEY, *caught_up)] if caught_up else ()), *then])
 
     def accept_contexts(self, key_id: str, moves: list[tuple[str, str]],

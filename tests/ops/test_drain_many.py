@@ -82,7 +82,7 @@ def test_a_batch_of_games_costs_the_round_trips_of_one(app, client, run_jobs,
     assert resolve.drain_many(gids[1:2], wait=0) == 2
     one = trips[0]
     assert resolve.drain_many(gids[2:] + gids[2:4], wait=0) == 12  # two woken twice
-    assert trips[0] - one == one <= 4  # open, commit (outboxes, listeners), trims, release
+    assert trips[0] - one == one <= 3  # open (listeners), commit (outboxes), trims and release
     for gid in gids:
         assert _resolved(store, gid)
         _settled(store, gid)
@@ -103,7 +103,7 @@ def test_listening_players_get_their_entries_in_the_commits_round_trip(app, clie
     assert resolve.drain_many(gids[:1], wait=0) == 2  # loads the scripts; nobody listens
     trips = _count_trips(monkeypatch, store)
     assert resolve.drain_many(gids[1:], wait=0) == 4
-    assert trips[0] <= 4
+    assert trips[0] <= 3
     for pid in (*seated[gids[0]], seated[gids[1]][1]):
         assert store.r.xlen(live_key(pid)) == 0
     announced: list[str] = []
