@@ -91,8 +91,8 @@ def _next_games(queue: Queue, job_id: str, deadline: float) -> list[str]:
     (none was waiting).
 
     It lingers for a wake only when no other job waits in the RQ queue behind it."""
-    others = take(queue, job_id, TAKE_GAMES)
-    if not others and DRAIN_LINGER > 0 and not queue.count:
+    others, jobs_waiting = take(queue, job_id, TAKE_GAMES)
+    if not others and DRAIN_LINGER > 0 and not jobs_waiting:
         other = wait_ready(queue, min(DRAIN_LINGER, deadline - time.monotonic()))
         others = [other] if other else []
     if not others:

@@ -67,12 +67,13 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _run(queue: Queue, script: str, args: list[object]) -> object:
-    """Run one of this module's scripts on the queue's connection (EVALSHA, loaded once)."""
+def _run(queue: Queue, script: str, args: list[object], keys: tuple[str, ...] = ()) -> object:
+    """Run one of this module's scripts on the queue's connection (EVALSHA, loaded once);
+    its keys are the ready list, the drainers, then `keys`."""
     cached = _scripts.get(script)
     if cached is None:  # a Script only holds the text and its digest: any client may run it
         cached = _scripts[script] = queue.connection.register_script(script)
-    return cached(keys=[ready_key(queue.name), drainers_key(queue.name)], args=args,
+    return cached(keys=[ready_key(queue.name), drainers_key(queue.name), *keys], args=args,
                   client=queue.connection)
 
 
@@ -133,9 +134,11 @@ class InlineWake:
         return [_now_ms(), BACKLOG_PER_DRAINER, gid]
 
 
-def take(queue: Queue, job_id: str, count: int) -> list[str]:
-    """A drainer's next games from the ready list, at most `count` (its lease renewed)."""
-    return [_text(gid) for gid in _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count])]
+def take(queue: Queue, job_id: str, count: int) -> tuple[list[str], int]:
+    """A drainer's next games from the ready list, at most `count` (its lease renewed), and
+    how many jobs wait in the RQ queue, in one round trip."""
+    games, waiting = _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count], (queue.key,))
+    return [_text(gid) for gid in games], int(waiting)
 
 
 def wait_ready(queue: Queue, seconds: float) -> str | None:

@@ -43,8 +43,11 @@ end
 return jobs
 """
 
-# KEYS: ready list, drainers zset; ARGV: job id, now (ms), run TTL (ms), at most this many
-# -> the next game ids, up to the count (the lease renewed; empty: the list is empty)
+# KEYS: ready list, drainers zset, the RQ queue's job list; ARGV: job id, now (ms), run TTL
+#       (ms), at most this many
+# -> {the next game ids, up to the count (the lease renewed; empty: the list is empty),
+#     how many jobs wait in the RQ queue}: a drainer that found no game lingers for one only
+#     when no job waits behind it
 TAKE = """
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
 local games = {}
@@ -53,7 +56,7 @@ for _ = 1, tonumber(ARGV[4]) do
   if not gid then break end
   games[#games + 1] = gid
 end
-return games
+return {games, redis.call('LLEN', KEYS[3])}
 """
 
 # KEYS: ready list, drainers zset; ARGV: job id, now (ms), must stop ("1"/"0"),

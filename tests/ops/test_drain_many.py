@@ -13,10 +13,12 @@ from service.storage.keys import (
     FEEDS_CHANNEL,
     LIVE_PLAYERS_KEY,
     NOTIFY_KEY,
+    drainers_key,
     game_key,
     live_key,
     ready_key,
 )
+from service.storage.resolve_queue import take
 from service.storage.store import Store
 from tests.api.helpers import new_game, view
 from tests.players import TestPlayer
@@ -188,3 +190,17 @@ def test_one_broken_game_fails_alone(app, client, run_jobs) -> None:
     _settled(store, good)
     assert store.meta(broken)["applied"] == "0"
     assert store.r.get(game_key(broken, "lock")) is None
+
+
+def test_taking_games_tells_whether_jobs_wait_behind_the_drainer(app) -> None:
+    """One round trip gives a drainer its next games and the RQ queue's length: it lingers
+    for a wake only when nothing waits behind it (`resolve._next_games`)."""
+    queue = app.extensions["parley_queue"]
+    store = _store(app)
+    store.r.delete(ready_key(queue.name))
+    store.r.rpush(ready_key(queue.name), "g_1", "g_2", "g_3")
+    assert take(queue, "drainer-1", 2) == (["g_1", "g_2"], len(queue))
+    queue.enqueue("workers.resolve.resolve_game", "g_9")
+    assert take(queue, "drainer-1", 2) == (["g_3"], len(queue)) and len(queue) >= 1
+    assert take(queue, "drainer-1", 2) == ([], len(queue))
+    assert store.r.zscore(drainers_key(queue.name), "drainer-1") is not None  # its lease
