@@ -7,7 +7,7 @@ from functools import lru_cache
 from rq import Queue
 
 from service.config import Config
-from service.storage.resolve_queue import make_queue
+from service.storage.resolve_queue import make_queue, share_queue
 from service.storage.store import Store
 
 
@@ -18,8 +18,9 @@ def config() -> Config:
 
 @lru_cache(maxsize=1)
 def store() -> Store:
-    cfg = config()
-    return Store.from_config(cfg)
+    made = Store.from_config(config())
+    share_queue(made, queue())
+    return made
 
 
 @lru_cache(maxsize=1)

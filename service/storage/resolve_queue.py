@@ -29,6 +29,7 @@ from rq import Queue, Retry
 from service.config import Config
 from service.storage.keys import drainers_key, ready_key
 from service.storage.scripts import LEAVE, TAKE, WAKE
+from service.storage.store import same_server
 
 if TYPE_CHECKING:
     from service.storage.store import Store
@@ -134,11 +135,33 @@ class InlineWake:
         return [_now_ms(), BACKLOG_PER_DRAINER, gid]
 
 
+def share_queue(store: Store, queue: Queue) -> None:
+    """Tell the store that the queue lives on its Redis, when it does (never for a cluster):
+    its accepting script then wakes games itself (`InlineWake`), and a drainer takes its next
+    games in the release of its locks (`take_command`)."""
+    if same_server(store.r, queue.connection):
+        store.inline_wake = InlineWake(queue)
+
+
 def take(queue: Queue, job_id: str, count: int) -> tuple[list[str], int]:
     """A drainer's next games from the ready list, at most `count` (its lease renewed), and
     how many jobs wait in the RQ queue, in one round trip."""
-    games, waiting = _run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count], (queue.key,))
-    return [_text(gid) for gid in games], int(waiting)
+    return taken(_run(queue, TAKE, [job_id, _now_ms(), RUN_TTL_MS, count],  # type: ignore[arg-type]
+                      (queue.key,)))
+
+
+def take_command(queue: Queue, job_id: str, count: int) -> tuple[object, ...]:
+    """`take` as a command to ride in another round trip on the queue's Redis (a drain's
+    release of its locks, when the store shares that Redis); its reply goes to `taken`. EVAL
+    with the script's text, not EVALSHA: a Redis that lost its scripts still runs it."""
+    return ("EVAL", TAKE, 3, ready_key(queue.name), drainers_key(queue.name), queue.key,
+            job_id, _now_ms(), RUN_TTL_MS, count)
+
+
+def taken(reply: list[object]) -> tuple[list[str], int]:
+    """`take`'s answer from the reply of `take_command`."""
+    games, waiting = reply
+    return [_text(gid) for gid in games], int(waiting)  # type: ignore[union-attr, arg-type]
 
 
 def wait_ready(queue: Queue, seconds: float) -> str | None:

@@ -622,14 +622,23 @@ class Store:
 
     def release_locks(self, held: list[tuple[str, str]], caught_up: list[str],
                       first: Sequence[Command] = (), first_replies: list[Any] | None = None,
-                      then: Sequence[Command] = ()) -> None:
+                      then: Sequence[Command] = (), then_replies: list[Any] | None = None
+                      ) -> None:
         """Release the games' locks, (game, token) each, and take the `caught_up` games out of
         the pending index, in one round trip. The commands `first` go before the releases
         (the trims of the notices taken), their replies put in `first_replies`; the commands
-        `then` follow (the resolved moves' metrics)."""
-        self._after(self._release, [([game_key(gid, "lock")], [token]) for gid, token in held],
-                    first=first, first_replies=first_replies,
-                    then=[*([("SREM", PENDING_KEY, *caught_up)] if caught_up else ()), *then])
+        `then` follow (the resolved moves' metrics, a drainer's take of its next games), their
+        replies put in `then_replies`."""
+        removed = [("SREM", PENDING_KEY, *caught_up)] if caught_up else []
+        replies: list[Any] = []
+        try:
+            self._after(self._release,
+                        [([game_key(gid, "lock")], [token]) for gid, token in held],
+                        first=first, first_replies=first_replies, then=[*removed, *then],
+                        then_replies=replies)
+        finally:
+            if then_replies is not None:
+                then_replies.extend(replies[len(removed):])
 
     def accept_contexts(self, key_id: str, moves: list[tuple[str, str]],
                         first: Sequence[Command] = ()) -> tuple[

@@ -17,8 +17,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.config import Config
 from service.domain.problems import InvalidJson, Problem
 from service.ops.server_key import load_server_key
-from service.storage.resolve_queue import InlineWake, make_queue
-from service.storage.store import Store, same_server
+from service.storage.resolve_queue import make_queue, share_queue
+from service.storage.store import Store
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.notification_schemas import WebhookEventSchema, webhooks_section
 from service.web.errors import problem_response, render_problem
@@ -110,8 +110,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.config["PARLEY"] = config
     store = Store.from_config(config)
     queue = make_queue(config.REDIS_URL, config.QUEUE)
-    if same_server(store.r, queue.connection):  # a move's append wakes its game too
-        store.inline_wake = InlineWake(queue)
+    share_queue(store, queue)  # on one Redis, a move's append wakes its game too
     app.extensions["parley_store"] = store
     app.extensions["parley_queue"] = queue
     app.extensions["parley_server_key"] = load_server_key(config.SERVER_KEY_PATH)

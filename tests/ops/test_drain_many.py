@@ -204,3 +204,50 @@ def test_taking_games_tells_whether_jobs_wait_behind_the_drainer(app) -> None:
     assert take(queue, "drainer-1", 2) == (["g_3"], len(queue)) and len(queue) >= 1
     assert take(queue, "drainer-1", 2) == ([], len(queue))
     assert store.r.zscore(drainers_key(queue.name), "drainer-1") is not None  # its lease
+
+
+def test_a_drainer_takes_its_next_games_in_the_release(app, client, run_jobs,
+                                                       monkeypatch) -> None:
+    """With the queue on the store's Redis, the release of a batch's locks also takes the
+    drainer's next games off the ready list: no round trip of its own."""
+    store = _store(app)
+    queue = app.extensions["parley_queue"]
+    assert store.inline_wake is not None
+    gids = _setups_pending(client, run_jobs, 4, tag="t")
+    store.r.delete(ready_key(queue.name))
+    assert resolve.drain_many(gids[:1], wait=0) == 2  # loads the scripts
+    store.r.rpush(ready_key(queue.name), *gids[2:])
+    taking = resolve.Taking(queue, "drainer-t")
+    trips = _count_trips(monkeypatch, store)
+    assert resolve.drain_many(gids[1:2], wait=0, taking=taking) == 2
+    assert trips[0] <= 3
+    assert taking.pop() == (gids[2:], len(queue))
+    assert store.r.llen(ready_key(queue.name)) == 0
+    assert store.r.zscore(drainers_key(queue.name), "drainer-t") is not None
+    assert resolve.drain_many(gids[2:], wait=0, taking=taking) == 4
+    assert taking.pop() == ([], len(queue))
+    for gid in gids:
+        assert _resolved(store, gid)
+        _settled(store, gid)
+
+
+def test_games_taken_by_a_failed_drainer_are_woken_again(app, client, run_jobs,
+                                                         monkeypatch) -> None:
+    store = _store(app)
+    queue = app.extensions["parley_queue"]
+    first, *others = _setups_pending(client, run_jobs, 3, tag="f")
+    store.r.delete(ready_key(queue.name))
+    store.r.rpush(ready_key(queue.name), *others)  # taken by the release of `first`
+    jobs_before = set(queue.job_ids)
+
+    def failing(*args):  # noqa: ANN002, ARG001
+        raise RuntimeError("worker trouble")
+
+    monkeypatch.setattr(resolve, "_next_games", failing)  # after the release took them
+    with pytest.raises(RuntimeError, match="worker trouble"):
+        resolve.resolve_game(first)
+    assert _resolved(store, first)
+    woken = store.r.lrange(ready_key(queue.name), 0, -1)
+    woken += [job.args[0] for job in queue.get_jobs() if job.id not in jobs_before]
+    for gid in others:
+        assert gid in woken and store.r.get(game_key(gid, "scheduled")) == "1"
