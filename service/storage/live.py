@@ -58,10 +58,10 @@ def listening_from(pids: list[str], until: list[Any] | None) -> list[str]:
             if t is not None and float(t) > now]
 
 
-def feed_args(feeds: dict[str, list[str]], base: int = 0) -> tuple[list[str], list[Any]]:
+def feed_args(feeds: dict[str, list[str]]) -> tuple[list[str], list[Any]]:
     """KEYS and ARGV for the script fragment FEED_APPEND (`service.storage.scripts`) that
-    appends `feeds` (player -> JSON entries, in order) and announces them; `base`: how many
-    KEYS come before the feeds'."""
+    appends `feeds` (player -> JSON entries, in order) and announces them: each entry names
+    its feed by its place among these KEYS (from 1), wherever the script's own KEYS end."""
     keys = [live_key(pid) for pid in feeds]
     args: list[Any] = [FEEDS_CHANNEL, FEED_LENGTH, FEED_TTL]
     for n, items in enumerate(feeds.values(), start=1):
