@@ -72,12 +72,17 @@ def outbox_commands(gids: list[str], players: list[str]) -> list[tuple[Any, ...]
 
 def outboxes_from(replies: list[Any], gids: list[str], players: list[str]) -> Outboxes:
     """`read_outboxes` from the replies of `outbox_commands` (raises the first failed one)."""
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
+    _raise_failed(replies)
     outboxes, found = replies[:len(gids)], replies[len(gids):]
     reach = {pid: (found[2 * i], sorted(found[2 * i + 1])) for i, pid in enumerate(players)}
     return outboxes, reach
+
+
+def _raise_failed(replies: list[Any]) -> None:
+    """Raise the first failed reply of a pipeline sent with `raise_on_error=False`."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
 
 
 def trim_outboxes(store: Store, taken: list[tuple[str, int]]) -> None:
@@ -101,9 +106,7 @@ def trim_commands(taken: list[tuple[str, int]]) -> list[tuple[Any, ...]]:
 def mark_grown(store: Store, taken: list[tuple[str, int]], replies: list[Any]) -> None:
     """After the trims (`replies`: those of `trim_commands`): mark again the games whose
     outbox a commit added to meanwhile."""
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
+    _raise_failed(replies)
     lengths = replies[-len(taken):]
     grown = [gid for (gid, _), n in zip(taken, lengths, strict=True) if n]
     if grown:

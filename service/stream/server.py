@@ -64,8 +64,8 @@ class Listener:
     def __init__(self, pid: str) -> None:
         self.pid = pid
         self.queue: asyncio.Queue[list[Entry]] = asyncio.Queue()
-        #: the last entry handed to the stream (its id, and that id's order)
-        self.last: Entry | None = None
+        #: the id of the last entry handed to the stream (None while it joins), and its order
+        self.last_id: str | None = None
         self.order = (0, 0)
         #: while the stream joins: the entries heard meanwhile, kept until its first read is in
         self.early: list[Entry] | None = []
@@ -131,8 +131,8 @@ class Hub:
         order = live.stream_id_order(start)
         missed += [e for e in listener.early or () if live.stream_id_order(e[0]) > order]
         listener.early = None
-        listener.last = missed[-1] if missed else (start, "")
-        listener.order = live.stream_id_order(listener.last[0])
+        listener.last_id = missed[-1][0] if missed else start
+        listener.order = live.stream_id_order(listener.last_id)
         return missed, gone
 
     def leave(self, listener: Listener) -> None:
@@ -155,7 +155,7 @@ class Hub:
                 if listener.early is not None:
                     listener.early.append((eid, data))
                 elif order > listener.order:
-                    listener.order, listener.last = order, (eid, data)
+                    listener.order, listener.last_id = order, eid
                     out.setdefault(listener, []).append((eid, data))
         for listener, handed in out.items():
             listener.queue.put_nowait(handed)
@@ -177,10 +177,10 @@ class Hub:
         from its feed (streams still joining read again themselves)."""
         self.subscriptions += 1
         if self.subscriptions > 1:
-            ready = [listener for group in self.listeners.values() for listener in group
-                     if listener.early is None and listener.last is not None]
-            for listener in ready:
-                missed, _ = await live.read_after(self.feeds, listener.pid, listener.last[0])
+            ready = [(listener, listener.last_id) for group in self.listeners.values()
+                     for listener in group if listener.last_id is not None]
+            for listener, last_id in ready:
+                missed, _ = await live.read_after(self.feeds, listener.pid, last_id)
                 self._hand([(listener.pid, eid, data) for eid, data in missed])
         self.hearing.set()
 
