@@ -29,6 +29,7 @@ from service.domain.chain import (
     receipt,
 )
 from service.domain.envelope import EnvelopeSchema, conforms
+from service.domain.foresight import Foreseen, Foresight
 from service.domain.game import Game, load_game
 from service.domain.game_reads import accept_inputs, reads_of
 from service.domain.problems import (
@@ -91,6 +92,10 @@ def check_envelope(data: Any) -> dict[str, Any]:
     return data  # as sent: the signature covers these exact values
 
 
+#: a rate limit's counter: its key, its limit and its window in seconds
+Counter = tuple[str, int, int]
+
+
 class Rider(Protocol):
     """Another concern's commands that ride in a move's own round trips, so that they cost
     none of their own: the rate limits' counters (service.web.fastpath.quota.MoveCharges)."""
@@ -104,25 +109,95 @@ class Rider(Protocol):
     def with_append(self) -> list[Command]:
         """Commands to run after the accepting script (its first attempt only)."""
 
+    def foreseen_counters(self) -> tuple[list[Counter], list[Counter]]:
+        """The counters ACCEPT_FORESEEN charges instead (`Store.accept_foreseen`): the
+        address's and the signer's."""
+
+    def foreseen(self, outcome: str, detail: Any) -> None:
+        """ACCEPT_FORESEEN's outcome ("ok", "miss", "limit" and which): note what it charged,
+        and raise for a limit."""
+
 
 def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
-                rider: Rider | None = None) -> Accepted:
+                rider: Rider | None = None, foresight: Foresight | None = None) -> Accepted:
     """Check an envelope and append it to the game's move stream; raise a Problem if refused.
-    A `rider`'s commands share the two round trips (context, append)."""
+    A `rider`'s commands share the two round trips (context, append). With `foresight` (the
+    web process's), a move to a game whose state the process foresaw is checked against that
+    state and appended in one round trip when the store proves it right; else it goes on
+    with the context the attempt read, as if from the first round trip."""
     envelope = parse_envelope(body)
     if envelope["payload"]["game"] != gid:
         raise InvalidRequest("The envelope names another game.", code="wrong_game")
     canonical_env = _canonical(envelope)
-    key, [(meta, state_json, seen)], ahead = store.accept_contexts(
-        envelope["key_id"], [(gid, envelope["payload"]["nonce"])],
-        first=rider.with_context() if rider else ())
-    if rider is not None:
-        rider.check(ahead)
-    checked = _check(store, server_key, envelope, canonical_env, key, meta, state_json, seen)
+    key_id = envelope["key_id"]
+    key = foreseen = None
+    if foresight is not None and store.foresees:
+        key = foresight.key(key_id)
+        foreseen = foresight.take(gid) if key is not None else None
+    context = None
+    if foreseen is not None:
+        outcome = _append_foreseen(store, server_key, envelope, canonical_env, key, foreseen,
+                                   rider)
+        if isinstance(outcome, tuple) and isinstance(outcome[0], Accepted):
+            _foresee(foresight, envelope, *outcome)
+            return outcome[0]
+        context = outcome
+    if context is None:
+        key, [context], ahead = store.accept_contexts(
+            key_id, [(gid, envelope["payload"]["nonce"])],
+            first=rider.with_context() if rider else ())
+        if rider is not None:
+            rider.check(ahead)
+    checked = _check(store, server_key, envelope, canonical_env, key, *context)
     if isinstance(checked, Accepted):
         return checked
-    return append_counted(store, server_key, checked, "api",
-                          then=rider.with_append() if rider else ())
+    accepted = append_counted(store, server_key, checked, "api",
+                              then=rider.with_append() if rider else ())
+    if foresight is not None and key is not None:
+        foresight.keep_key(key_id, key)
+        _foresee(foresight, envelope, accepted, checked)
+    return accepted
+
+
+def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
+                     canonical_env: str, key: dict[str, str], foreseen: Foreseen,
+                     rider: Rider | None
+                     ) -> tuple[Accepted, Append] | Context | None:
+    """The move checked against the foreseen state and appended if the store agrees (its
+    Accepted and the Append made), or the context the attempt read (a miss), or None where
+    the foreseen state refuses the move: the usual path decides."""
+    payload = envelope["payload"]
+    try:
+        _verify(key, envelope)
+        append = _judge(foreseen.game, foreseen.state, payload, canonical_env, None,
+                        foreseen.chain_head, key["player"])
+    except Problem:
+        return None
+    append.basis = (foreseen.game, foreseen.state, foreseen.seq + 1)
+    now = int(time.time())
+    row = entry_row(append, now)
+    address, signer = rider.foreseen_counters() if rider is not None else ((), ())
+    reply = store.accept_foreseen(row, foreseen.item, foreseen.seq,
+                                  metrics_records.ACCEPTED + "api", address, signer)
+    if rider is not None:
+        rider.foreseen(reply[0], reply[1])
+    if reply[0] == "miss":
+        return reply[1], reply[2], reply[3]
+    accepted = append_outcome(store, server_key, append, reply, row[5], now)
+    return (accepted, append) if accepted is not None else None
+
+
+def _foresee(foresight: Foresight | None, envelope: dict[str, Any], accepted: Accepted,
+             append: Append) -> None:
+    """Foresee the state a newly appended move leads to, when it was checked against the
+    state every earlier entry led to."""
+    if foresight is None or append.basis is None or not accepted.created:
+        return
+    game, state, seq = append.basis
+    if accepted.seq == seq:
+        payload = envelope["payload"]
+        foresight.foresee(game, state, payload["seat"], payload["move"], seq,
+                          accepted.entry_hash)
 
 
 def submit_moves(store: Store, envelopes: list[Any], server_key: Any
@@ -190,6 +265,10 @@ def _canonical(envelope: dict[str, Any]) -> str:
                              code="invalid_envelope") from err
 
 
+#: what a move is checked against: the game's meta, its stored state, the seq of the nonce
+Context = tuple[dict[str, str], str | None, int | None]
+
+
 def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_env: str,
            key: dict[str, str] | None, meta: dict[str, str], state_json: str | None,
            seen: int | None) -> Accepted | Append:
@@ -199,9 +278,7 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
     gid = payload["game"]
     if key is None:
         raise BadSignature("No such key.", code="unknown_key")
-    if not signing.verify_payload(signing.b64url_decode(key["public_key"]), payload,
-                                  envelope["signature"]):
-        raise BadSignature("The signature does not verify with this key.")
+    _verify(key, envelope)
     if not meta:
         raise NotFound("No such game.", code="game_not_found")
     meta, state_json, seen = accept_inputs(store, gid, payload["nonce"], meta, state_json, seen)
@@ -210,16 +287,37 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         existing = reads_of(store, game).entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
             return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
+    append = _judge(game, state_json, payload, canonical_env, seen, meta.get("last_hash", ""),
+                    key["player"])
+    if game.applied == game.head and append.basis is not None:
+        append.basis = (game, append.basis[1], game.head + 1)
+    else:
+        append.basis = None
+    return append
+
+
+def _verify(key: dict[str, str], envelope: dict[str, Any]) -> None:
+    if not signing.verify_payload(signing.b64url_decode(key["public_key"]),
+                                  envelope["payload"], envelope["signature"]):
+        raise BadSignature("The signature does not verify with this key.")
+
+
+def _judge(game: Game, state: dict[str, Any] | str | None, payload: dict[str, Any],
+           canonical_env: str, seen: int | None, prev: str, player: str) -> Append:
+    """The checks after the signature's, against the game and its state (stored JSON, or
+    a state already parsed), in DESIGN.md's order: the append to make, or a Problem. Its
+    `basis` holds the state parsed, for `Foresight.foresee`."""
     _check_issued_at(payload["issued_at"])
     if game.status in ("open", "full"):
         raise Conflict("The game has not started.", code="game_not_started")
     seat = payload["seat"]
-    if seat >= game.seats or game.players[seat] != key["player"]:
+    if seat >= game.seats or game.players[seat] != player:
         raise Forbidden("The signer does not hold this seat.", code="not_seated")
     if game.finished:
         raise Conflict("The game has ended.", code="game_over")
     engine = game.engine
-    state = signing.load_json(state_json)
+    if not isinstance(state, dict):
+        state = signing.load_json(state)  # type: ignore[arg-type]  # a started game has one
     decision = engine.decision(state)
     dry_run_done = False
     if seat not in decision["to_act"]:
@@ -232,8 +330,8 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
     if not dry_run_done:
         _dry_run(engine, state, seat, payload["move"], status=422)
-    return Append(gid, decision["step"], payload["nonce"], canonical_env,
-                   meta.get("last_hash", ""))
+    return Append(game.id, decision["step"], payload["nonce"], canonical_env, prev,
+                  basis=(game, state, 0))
 
 
 #: how long before its arrival a move may have been signed: correspondence players sign

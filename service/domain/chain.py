@@ -30,6 +30,8 @@ class Accepted:
     #: this append set the game's `scheduled` flag (and did not hand the game to a live
     #: drainer itself, `service.storage.resolve_queue.InlineWake`): the caller must wake the game
     schedule: bool = False
+    #: the new entry's hash (hex), the chain's head after it (a new entry only)
+    entry_hash: str = ""
 
 
 @dataclass
@@ -41,6 +43,9 @@ class Append:
     nonce: str
     canonical_env: str
     prev: str | None
+    #: for `Foresight.foresee`: the game, the state the move was checked against, and the
+    #: seq the move gets if no entry waits before it (None: entries were waiting)
+    basis: tuple[Any, dict[str, Any], int] | None = None
 
 
 def entry_row(append: Append, now: int) -> tuple[str, int, str, str, str, str, int]:
@@ -85,7 +90,7 @@ def append_outcome(store: Store, server_key: Any, append: Append, res: list[str]
     if kind == "ok":
         return Accepted(seq, True, receipt(server_key, append.gid, seq,
                                            {"h": entry_hash, "t": iso(now)}),
-                        schedule=res[2] == "1")
+                        schedule=res[2] == "1", entry_hash=entry_hash)
     # an idempotent re-post that raced its first post: the stored entry's receipt
     return Accepted(seq, False, receipt(server_key, append.gid, seq,
                                         store.entries(append.gid, seq, seq)[0][1]))

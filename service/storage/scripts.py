@@ -81,6 +81,27 @@ return {'left', gid}
 
 # ---- a game's move stream and state --------------------------------------------------------
 
+# A Lua function: append an entry that passed every check after the chain head (a new seq),
+# note its nonce and the new chain head, and set the game's `scheduled` flag; with the queue's
+# ready list and drainers zset (`InlineWake`), hand the game to a live drainer too. Returns
+# ACCEPT_MOVE's {"ok", seq, wake}. Shared by ACCEPT_MOVE and ACCEPT_FORESEEN.
+APPEND_ENTRY = ONTO_READY + """
+local function append_entry(meta, moves, nonces, scheduled, ready, drainers, nonce, env,
+                            hash_b64, at, hash_hex, now, backlog, gid)
+  local seq = redis.call('HINCRBY', meta, 'head', 1)
+  redis.call('XADD', moves, seq .. '-0', 'env', env, 'h', hash_b64, 't', at)
+  redis.call('HSET', nonces, nonce, seq)
+  redis.call('HSET', meta, 'last_hash', hash_hex)
+  if not redis.call('SET', scheduled, '1', 'NX', 'EX', 3600) then
+    return {'ok', tostring(seq), '0'}
+  end
+  if ready and onto_ready(ready, drainers, now, backlog, gid) then
+    return {'ok', tostring(seq), 'queued'}
+  end
+  return {'ok', tostring(seq), '1'}
+end
+"""
+
 # KEYS: meta, moves, nonces, scheduled[, ready list, drainers zset]
 # ARGV: step, nonce, envelope (canonical JSON), previous entry hash (hex), entry hash
 #       (base64url), accepted_at (Unix seconds), entry hash (hex)[, then `onto_ready`'s: now
@@ -91,7 +112,7 @@ return {'left', gid}
 # queue's keys (`InlineWake`), put the game on a live drainer's ready list itself.
 # "packed": the nonce's entry is in a history segment (`history_segments`), which a script
 # cannot read: the caller compares it, a re-post if the same ("dup"), else {"err", code}.
-ACCEPT_MOVE = ONTO_READY + """
+ACCEPT_MOVE = APPEND_ENTRY + """
 local seen = redis.call('HGET', KEYS[3], ARGV[2])
 local packed = false
 if seen then
@@ -108,15 +129,59 @@ if status ~= 'active' then return refuse('game_not_active') end
 if redis.call('HGET', KEYS[1], 'step') ~= ARGV[1] then return refuse('stale_step') end
 if seen then return refuse('duplicate_nonce') end
 if (redis.call('HGET', KEYS[1], 'last_hash') or '') ~= ARGV[4] then return {'retry'} end
-local seq = redis.call('HINCRBY', KEYS[1], 'head', 1)
-redis.call('XADD', KEYS[2], seq .. '-0', 'env', ARGV[3], 'h', ARGV[5], 't', ARGV[6])
-redis.call('HSET', KEYS[3], ARGV[2], seq)
-redis.call('HSET', KEYS[1], 'last_hash', ARGV[7])
-if not redis.call('SET', KEYS[4], '1', 'NX', 'EX', 3600) then return {'ok', tostring(seq), '0'} end
-if KEYS[6] and onto_ready(KEYS[5], KEYS[6], ARGV[8], ARGV[9], ARGV[10]) then
-  return {'ok', tostring(seq), 'queued'}
+return append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[2], ARGV[3],
+                    ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+"""
+
+# A move checked by a web process against the state it foresaw (`service.domain.foresight`),
+# appended in the move's only round trip if the game is where that process expects it: every
+# entry applied (`applied` = `head` = the foreseen seq), the last item of `hashes` the foreseen
+# state's ("<seq> <digest>": the stored state is the one the move was checked against), the
+# step and chain head as expected, the game active, the nonce unused. Otherwise nothing is
+# appended and the script answers what `Store.accept_contexts` reads, for the usual checks.
+# The move's rate limits are charged here as the web charges them otherwise
+# (`service.web.fastpath.quota.MoveCharges`, with `limits`' INCRBY-then-EXPIRE): each address
+# counter first, then each signer counter tested, and charged once the move is appended.
+# KEYS: meta, moves, nonces, scheduled, state, hashes, metrics, submitted notes, then the
+#       address counters and the signer counters[, ready list, drainers zset]
+# ARGV: address counters (n), signer counters (m), foreseen `hashes` item, foreseen seq,
+#       step, nonce, envelope, previous entry hash (hex), entry hash (base64url), accepted_at,
+#       entry hash (hex), metrics field, now (ms), then (limit, window in s) per counter[,
+#       then `onto_ready`'s: now (ms), backlog, game id]
+# -> {"ok", seq, wake} (as ACCEPT_MOVE) | {"limit", "address" | "signer"} (nothing appended)
+#  | {"miss", meta (flat HGETALL), stored state or nil, seq of the nonce or nil}
+ACCEPT_FORESEEN = APPEND_ENTRY + """
+local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
+local function charge(i)
+  local count = redis.call('INCRBY', KEYS[8 + i], 1)
+  if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[13 + 2 * i]) end
+  return count
 end
-return {'ok', tostring(seq), '1'}
+local over = false
+for i = 1, n do
+  if charge(i) > tonumber(ARGV[12 + 2 * i]) then over = true end
+end
+if over then return {'limit', 'address'} end
+for i = n + 1, n + m do
+  if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[12 + 2 * i]) then
+    return {'limit', 'signer'}
+  end
+end
+local meta = redis.call('HMGET', KEYS[1], 'status', 'applied', 'head', 'step', 'last_hash')
+local seen = redis.call('HGET', KEYS[3], ARGV[6])
+if seen or meta[1] ~= 'active' or meta[2] ~= ARGV[4] or meta[3] ~= ARGV[4]
+    or meta[4] ~= ARGV[5] or (meta[5] or '') ~= ARGV[8]
+    or redis.call('LINDEX', KEYS[6], -1) ~= ARGV[3] then
+  return {'miss', redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[5]), seen}
+end
+local wake = 14 + 2 * (n + m)
+local reply = append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[9 + n + m],
+                           KEYS[10 + n + m], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11],
+                           ARGV[wake], ARGV[wake + 1], ARGV[wake + 2])
+for i = n + 1, n + m do charge(i) end
+redis.call('HINCRBY', KEYS[7], ARGV[12], 1)
+redis.call('HSETNX', KEYS[8], ARGV[6], ARGV[13])
+return reply
 """
 
 # ---- the players' live feeds (service.storage.live) ------------------------------------------

@@ -72,6 +72,7 @@ from service.storage.keys import (
     APPLIED_CHANNEL,
     GAMES_KEY,
     LIVE_PLAYERS_KEY,
+    METRICS_KEY,
     NOTIFY_KEY,
     PENDING_KEY,
     game_key,
@@ -85,6 +86,7 @@ from service.storage.keys import (
     tokens_key,
 )
 from service.storage.scripts import (
+    ACCEPT_FORESEEN,
     ACCEPT_MOVE,
     APPEND_FEEDS,
     COMMIT,
@@ -233,6 +235,10 @@ class Store:
         #: `live.append`: the feeds' own round trip, where a commit cannot carry them
         self.append_feeds = self.live.register_script(APPEND_FEEDS)
         self._accept = client.register_script(ACCEPT_MOVE)
+        #: None on a cluster, where a game's keys and the rate limits' counters are on
+        #: different nodes: there a move always reads its context first
+        self._foreseen = (client.register_script(ACCEPT_FORESEEN)
+                          if isinstance(client, redis.Redis) else None)
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
@@ -460,6 +466,44 @@ class Store:
         replies = self._after(self._accept, calls, first=[pending], then=then)
         return [self._packed_repost(append, reply) if reply[0] == "packed" else reply
                 for append, reply in zip(appends, replies, strict=True)]
+
+    @property
+    def foresees(self) -> bool:
+        """Whether a move checked against a foreseen state can be appended in one round
+        trip (`accept_foreseen`): on one Redis, not on a cluster."""
+        return self._foreseen is not None
+
+    def accept_foreseen(self, row: tuple[str, int, str, str, str, str, int], item: str,
+                        seq: int, metrics_field: str,
+                        address: Sequence[tuple[str, int, int]] = (),
+                        signer: Sequence[tuple[str, int, int]] = ()) -> list[Any]:
+        """Append one entry (`row` as for `accept_many`) checked against the state a web
+        process foresaw, if the game is where it foresaw it: `seq` applied and nothing after
+        it, the last item of `hashes` is `item` (the ACCEPT_FORESEEN script), in one round trip
+        with the game's pending mark and the move's rate limits, counters of (key, limit,
+        window in seconds): the address's charged first, the signer's tested, then charged
+        with the append. The reply: {"ok", seq, wake}, {"limit", which}, or {"miss", meta,
+        state, seq of the nonce}, the context `accept_contexts` reads (the state unpacked)."""
+        gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at = row
+        counters = [*address, *signer]
+        keys = [*(game_key(gid, p) for p in ("meta", "moves", "nonces", "scheduled", "state",
+                                              "hashes")),
+                METRICS_KEY, game_key(gid, "submitted"), *(c[0] for c in counters)]
+        args: list[Any] = [len(address), len(signer), item, seq, step, nonce, envelope,
+                           prev_hash, segments.b64_digest(entry_hash), accepted_at, entry_hash,
+                           metrics_field, int(time.time() * 1000)]
+        for _, limit, window in counters:
+            args += [limit, window]
+        if self.inline_wake is not None:
+            keys += self.inline_wake.keys
+            args += self.inline_wake.args(gid)
+        reply = self._after(self._foreseen, [(keys, args)],
+                            first=[("SADD", PENDING_KEY, gid)])[0]
+        if reply[0] == "miss":
+            flat, state, seen = reply[1:]
+            return ["miss", dict(zip(flat[::2], flat[1::2], strict=True)), unpack_state(state),
+                    int(seen) if seen else None]
+        return reply
 
     def _packed_repost(self, append: tuple[str, int, str, str, str, str, int],
                        reply: list[str]) -> list[str]:

@@ -15,24 +15,10 @@ from service.config import Config
 from service.domain import accept as moves
 from service.web import fastpath as hotpaths
 from service.web.api.move_schemas import MoveAcceptedSchema
-from service.web.app import create_app
-from tests.api.test_moves import BLUE_SETUP, DUEL, RED_SETUP
+from tests.api.conftest import make_app
 from tests.players import TestPlayer
 
 MOVE = {"type": "move", "from": "a4", "to": "a5"}
-
-
-def _app(config: Config, hot: bool, limits: bool = False) -> Any:
-    config = Config()  # the fixture's environment, with the switches below
-    config.HOT_PATHS, config.RATE_LIMITS_ENABLED = hot, limits
-    app = create_app(config)
-    app.config["TESTING"] = True
-    return app
-
-
-@pytest.fixture
-def apps(config: Config) -> tuple[Any, Any]:
-    return _app(config, hot=True), _app(config, hot=False)
 
 
 @pytest.fixture
@@ -56,22 +42,6 @@ def handed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(hotpaths.HotPaths, "__call__", call)
     return calls
-
-
-@pytest.fixture
-def game(apps, run_jobs) -> tuple[str, TestPlayer, TestPlayer]:
-    """A Duel game in play, Red (ann, seat 0) to move; set up through the slow app."""
-    client = apps[1].test_client()
-    ann, bob = TestPlayer("ann").register(client), TestPlayer("bob").register(client)
-    gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2,
-                                         "options": DUEL}, headers=ann.auth).get_json()["id"]
-    for p in (ann, bob):
-        assert client.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
-    for seat, p, setup in ((0, ann, RED_SETUP), (1, bob, BLUE_SETUP)):
-        env = p.envelope(gid, seat, 0, {"type": "setup", "placement": setup})
-        assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
-    run_jobs()
-    return gid, ann, bob
 
 
 def _both(apps, method: str, path: str, **kwargs: Any) -> tuple[Any, Any]:
@@ -185,7 +155,7 @@ def limited(request: pytest.FixtureRequest, config: Config,
     another database, where the fast path charges them a round trip each."""
     if request.param == "apart":
         monkeypatch.setenv("PARLEY_RATE_LIMIT_STORAGE", config.REDIS_URL.rsplit("/", 1)[0] + "/1")
-    apps = _app(config, hot=True, limits=True), _app(config, hot=False, limits=True)
+    apps = make_app(config, hot=True, limits=True), make_app(config, hot=False, limits=True)
     assert (apps[0].wsgi_app.quota.incr_script is not None) == (request.param == "riding")
     return apps
 
@@ -330,9 +300,9 @@ def test_a_move_that_wakes_its_game_costs_one_round_trip_less_inline(
 def test_a_store_apart_from_the_queue_is_woken_by_script(config: Config,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
-    assert _app(config, hot=True).extensions["parley_store"].inline_wake is not None
+    assert make_app(config, hot=True).extensions["parley_store"].inline_wake is not None
     monkeypatch.setenv("PARLEY_STORE_URL", config.REDIS_URL.rsplit("/", 1)[0] + "/1")
-    assert _app(config, hot=True).extensions["parley_store"].inline_wake is None
+    assert make_app(config, hot=True).extensions["parley_store"].inline_wake is None
 
 
 def test_the_fast_paths_routes_and_location_come_from_the_apps_url_map(apps) -> None:
@@ -359,7 +329,7 @@ def test_the_limits_internals_the_riding_charges_rely_on_are_still_there(config)
     from service.web.fastpath.quota import MoveQuota, _items
     from service.web.limits import KEY_PREFIX
 
-    app = _app(config, hot=False, limits=True)
+    app = make_app(config, hot=False, limits=True)
     quota = MoveQuota(app)
     assert quota.incr_script is not None, "the counters no longer ride: limits changed"
     strategy = quota.limiter.limiter

@@ -38,6 +38,7 @@ from flask import Flask
 from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from service.domain.accept import queued_body, submit_move
+from service.domain.foresight import Foresight
 from service.domain.game import seat_view
 from service.domain.problems import Problem
 from service.storage.game_records import is_archived
@@ -66,6 +67,8 @@ class HotPaths:
         config = app.config["PARLEY"]
         self.max_body = config.MAX_CONTENT_LENGTH
         self.quota = MoveQuota(app) if config.RATE_LIMITS_ENABLED else None
+        #: this process's foreseen games: a move to one of them costs one round trip
+        self.foresight = Foresight(config.FORESEE_GAMES)
         self.route, self.location = routes(app)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]
@@ -124,7 +127,8 @@ class HotPaths:
                     environ[ADDRESS_CHARGED] = True
                     if not self.quota.allows(signer):
                         raise _HandOver
-            accepted = submit_move(self.store, game, body, self.server_key, charges)
+            accepted = submit_move(self.store, game, body, self.server_key, charges,
+                                   self.foresight)
             if not accepted.created:  # a re-post: its answer is the move's status now
                 raise _HandOver
             location = environ.get("SCRIPT_NAME", "") + self.location.format(

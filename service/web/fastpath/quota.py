@@ -145,6 +145,20 @@ class MoveCharges:
         self.signer_charged = True  # not charged twice if the outcome is unknown
         return [self._hit(item, counter) for item, counter in self.player]
 
+    def foreseen_counters(self) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+        return ([(counter, item.amount, item.get_expiry()) for item, counter in self.address],
+                [(counter, item.amount, item.get_expiry()) for item, counter in self.player])
+
+    def foreseen(self, outcome: str, detail: Any) -> None:
+        """ACCEPT_FORESEEN charged the address unless the address broke its limit (then the
+        app counts it again and refuses, as after `check`); and the signer with the move."""
+        if outcome == "limit" and detail == "address":
+            raise QuotaBreached
+        self.address_charged = True
+        if outcome == "limit":
+            raise QuotaBreached
+        self.signer_charged = outcome == "ok"
+
     def mark(self, environ: dict[str, Any]) -> None:
         """Before a hand-over: the app must not charge again what this request was charged."""
         if self.address_charged:
