@@ -178,7 +178,8 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
     row = entry_row(append, now)
     address, signer = rider.foreseen_counters() if rider is not None else ((), ())
     reply = store.accept_foreseen(row, foreseen.item, foreseen.seq,
-                                  metrics_records.ACCEPTED + "api", address, signer)
+                                  (metrics_records.ACCEPTED + "api", metrics_records.FORESEEN),
+                                  address, signer)
     if rider is not None:
         rider.foreseen(reply[0], reply[1])
     if reply[0] == "miss":

@@ -14,7 +14,9 @@ the context the first round trip would have read, and the move goes on as before
 costs no round trip more.
 
 A foreseen state is used once. Player keys are kept too: a key's record never changes once
-written (a rotation adds a key, docs/api.md), so a key read once stays right. The cache is
+written (adding or rotating a key writes a new record, and old keys stay to verify old moves,
+docs/audit.md), so a key read once stays right; a feature that alters or removes a key must
+drop it here too. The cache is
 per process and bounded (PARLEY_FORESEE_GAMES states, about 40 KB each for a Stratego game).
 """
 

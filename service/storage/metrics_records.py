@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 #: fields of the metrics hash: a prefix, then the source, code, or channel and outcome
 ACCEPTED, APPLIED, REJECTED, REFUSED, DELIVERIES = (
     "accepted:", "applied", "rejected:", "refused:", "delivery:")
+#: moves accepted in one round trip against a foreseen state (service/domain/foresight.py)
+FORESEEN = "foreseen"
 #: where a move came from: the API (a player's signature), or the server (a timeout action,
 #: a move made by mail reply)
 SOURCES = ("api", "server")

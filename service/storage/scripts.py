@@ -146,24 +146,25 @@ return append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[2
 #       address counters and the signer counters[, ready list, drainers zset]
 # ARGV: address counters (n), signer counters (m), foreseen `hashes` item, foreseen seq,
 #       step, nonce, envelope, previous entry hash (hex), entry hash (base64url), accepted_at,
-#       entry hash (hex), metrics field, now (ms), then (limit, window in s) per counter[,
-#       then `onto_ready`'s: now (ms), backlog, game id]
+#       entry hash (hex), the metrics' accepted field, now (ms), the metrics' foreseen field,
+#       then (limit, window in s) per counter[, then `onto_ready`'s: now (ms), backlog,
+#       game id]
 # -> {"ok", seq, wake} (as ACCEPT_MOVE) | {"limit", "address" | "signer"} (nothing appended)
 #  | {"miss", meta (flat HGETALL), stored state or nil, seq of the nonce or nil}
 ACCEPT_FORESEEN = APPEND_ENTRY + """
 local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
 local function charge(i)
   local count = redis.call('INCRBY', KEYS[8 + i], 1)
-  if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[13 + 2 * i]) end
+  if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[14 + 2 * i]) end
   return count
 end
 local over = false
 for i = 1, n do
-  if charge(i) > tonumber(ARGV[12 + 2 * i]) then over = true end
+  if charge(i) > tonumber(ARGV[13 + 2 * i]) then over = true end
 end
 if over then return {'limit', 'address'} end
 for i = n + 1, n + m do
-  if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[12 + 2 * i]) then
+  if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[13 + 2 * i]) then
     return {'limit', 'signer'}
   end
 end
@@ -174,12 +175,13 @@ if seen or meta[1] ~= 'active' or meta[2] ~= ARGV[4] or meta[3] ~= ARGV[4]
     or redis.call('LINDEX', KEYS[6], -1) ~= ARGV[3] then
   return {'miss', redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[5]), seen}
 end
-local wake = 14 + 2 * (n + m)
+local wake = 15 + 2 * (n + m)
 local reply = append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[9 + n + m],
                            KEYS[10 + n + m], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11],
                            ARGV[wake], ARGV[wake + 1], ARGV[wake + 2])
 for i = n + 1, n + m do charge(i) end
 redis.call('HINCRBY', KEYS[7], ARGV[12], 1)
+redis.call('HINCRBY', KEYS[7], ARGV[14], 1)
 redis.call('HSETNX', KEYS[8], ARGV[6], ARGV[13])
 return reply
 """

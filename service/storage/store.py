@@ -474,7 +474,7 @@ class Store:
         return self._foreseen is not None
 
     def accept_foreseen(self, row: tuple[str, int, str, str, str, str, int], item: str,
-                        seq: int, metrics_field: str,
+                        seq: int, metrics_fields: tuple[str, str],
                         address: Sequence[tuple[str, int, int]] = (),
                         signer: Sequence[tuple[str, int, int]] = ()) -> list[Any]:
         """Append one entry (`row` as for `accept_many`) checked against the state a web
@@ -482,8 +482,9 @@ class Store:
         it, the last item of `hashes` is `item` (the ACCEPT_FORESEEN script), in one round trip
         with the game's pending mark and the move's rate limits, counters of (key, limit,
         window in seconds): the address's charged first, the signer's tested, then charged
-        with the append. The reply: {"ok", seq, wake}, {"limit", which}, or {"miss", meta,
-        state, seq of the nonce}, the context `accept_contexts` reads (the state unpacked)."""
+        with the append; counted in the metrics' two fields (accepted, foreseen). The reply:
+        {"ok", seq, wake}, {"limit", which}, or {"miss", meta, state, seq of the nonce}, the
+        context `accept_contexts` reads (the state unpacked)."""
         gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at = row
         counters = [*address, *signer]
         keys = [*(game_key(gid, p) for p in ("meta", "moves", "nonces", "scheduled", "state",
@@ -491,7 +492,7 @@ class Store:
                 METRICS_KEY, game_key(gid, "submitted"), *(c[0] for c in counters)]
         args: list[Any] = [len(address), len(signer), item, seq, step, nonce, envelope,
                            prev_hash, segments.b64_digest(entry_hash), accepted_at, entry_hash,
-                           metrics_field, int(time.time() * 1000)]
+                           metrics_fields[0], int(time.time() * 1000), metrics_fields[1]]
         for _, limit, window in counters:
             args += [limit, window]
         if self.inline_wake is not None:

@@ -57,6 +57,10 @@ class StoreCollector:
         for source in records.SOURCES:
             accepted.add_metric([source], by_source.get(source, 0))
         yield accepted
+        yield CounterMetricFamily(
+            "parley_moves_foreseen", "Moves of source api appended in one round trip, checked "
+            "against the state the web process foresaw (the rest took two).",
+            value=counts.get(records.FORESEEN, 0))
         yield CounterMetricFamily("parley_moves_applied", "Accepted moves the resolve applied.",
                                   value=counts.get(records.APPLIED, 0))
         yield _by_code(counts, records.REJECTED, "parley_moves_rejected",

@@ -11,7 +11,7 @@ import pytest
 
 from service.domain.foresight import Foresight
 from service.domain.game import Game
-from service.storage.keys import drainers_key, game_key, ready_key
+from service.storage.keys import METRICS_KEY, drainers_key, game_key, ready_key
 from service.storage.scripts import ACCEPT_FORESEEN
 from service.storage.store import Store
 from tests.api.conftest import make_app
@@ -79,6 +79,7 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     assert foreseen.seq == 4 == int(store.meta(gid)["applied"])
     assert foreseen.item == store.r.lindex(game_key(gid, "hashes"), -1)
     store.r.script_load(ACCEPT_FORESEEN)  # as after the first foreseen move since Redis started
+    accepted = int(store.r.hget(METRICS_KEY, "accepted:api"))
     calls = _calls(monkeypatch)
     sent = _round_trips(monkeypatch)
     env = ann.envelope(gid, 0, 3, {"type": "move", "from": "a5", "to": "a6"})
@@ -88,6 +89,8 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     assert calls == {"contexts": [], "foreseen": ["ok"]}
     body = resp.get_json()
     assert body["id"] == 5 and body["receipt"]["seq"] == 5
+    assert store.r.hmget(METRICS_KEY, "accepted:api", "foreseen") == [str(accepted + 1), "1"]
+    assert store.r.hexists(game_key(gid, "submitted"), env["payload"]["nonce"])
     # the same envelope again is the same move, answered by the app as before
     again = _post(slow, gid, env)
     assert (again.status_code, again.get_json()) == (202, body)
