@@ -30,7 +30,7 @@ from typing import Any
 from parley_protocol import signing
 
 from service.domain.game import Game
-from service.storage.history_segments import b64_digest
+from service.storage.history_segments import hashes_item
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +111,13 @@ class Foresight:
             return
         if engine.result(state) is not None:
             return
-        digest = signing.sha256_hex(signing.dump_state(state).encode("utf-8"))
-        foreseen = Foreseen(game, state, seq, f"{seq} {b64_digest(digest)}", chain_head)
+        dumped = signing.dump_state(state)
+        # kept as parsed from its canonical JSON, as the stored state is read: the next move
+        # is checked against exactly what the usual path would check it against, key order
+        # included (applying a move leaves keys it added in another order)
+        foreseen = Foreseen(game, signing.load_json(dumped), seq,
+                            hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))),
+                            chain_head)
         with self._lock:
             self._games.pop(game.id, None)
             if len(self._games) >= self.size:

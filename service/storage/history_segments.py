@@ -60,6 +60,11 @@ def b64_digest(hex_digest: str) -> str:
     return base64.urlsafe_b64encode(bytes.fromhex(hex_digest)).rstrip(b"=").decode()
 
 
+def hashes_item(seq: int, digest_hex: str) -> str:
+    """An item of a game's `hashes` list as stored: "<seq> <state digest, base64url>"."""
+    return f"{seq} {b64_digest(digest_hex)}"
+
+
 def hex_digest(b64: str) -> str:
     """A stored digest as readers get it: hex."""
     return base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4)).hex()

@@ -64,6 +64,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import redis
 
 from service.storage import history_segments as segments
@@ -587,11 +588,11 @@ class Store:
         for c in commits:
             keys = [game_key(c.gid, p) for p in ("meta", "state", "events", "draws", "rejected",
                                                  "hashes", "outbox", "moves")]
-            stored = [f"{seq} {segments.b64_digest(digest)}" for seq, digest in c.hashes]
+            stored = [segments.hashes_item(seq, digest) for seq, digest in c.hashes]
             calls.append((keys, [
-                c.guard[0], c.guard[1], pack_state(c.state), json.dumps(c.meta),
-                json.dumps(c.events), json.dumps(c.draws), json.dumps(c.rejected),
-                json.dumps(stored), json.dumps(c.notices), APPLIED_CHANNEL,
+                c.guard[0], c.guard[1], pack_state(c.state), orjson.dumps(c.meta),
+                orjson.dumps(c.events), orjson.dumps(c.draws), orjson.dumps(c.rejected),
+                orjson.dumps(stored), orjson.dumps(c.notices), APPLIED_CHANNEL,
                 f"{c.gid} {c.meta.get('applied', '0')}", segments.SEGMENT]))
         for (keys, args), entries in zip(calls, feeds, strict=False):
             if any(entries.values()):
