@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from tests.players import TestPlayer
@@ -44,11 +45,12 @@ def post_move(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
 
 
 def play_out(client: Any, run_jobs: Any, gid: str, players: dict[int, TestPlayer], seed: int,
-             limit: int = 3000) -> dict[str, Any]:
+             limit: int = 3000, after: Callable[[], None] | None = None) -> dict[str, Any]:
     """Random legal moves by every seat asked, until the game ends; -> the final summary.
 
     Each seat's move is resolved before the next is chosen, so a seat that several moves of a
-    decision keep asking (contract v2 point 1) is asked again with a fresh view.
+    decision keep asking (contract v2 point 1) is asked again with a fresh view. `after` is
+    called once each move is resolved.
     """
     chooser = random.Random(seed)
     for _ in range(limit):
@@ -64,4 +66,6 @@ def play_out(client: Any, run_jobs: Any, gid: str, players: dict[int, TestPlayer
             resp = post_move(client, gid, players[seat], seat, move, step=v["step"])
             assert resp.status_code == 202, resp.get_json()
             run_jobs()
+            if after is not None:
+                after()
     raise AssertionError("the game did not finish")
