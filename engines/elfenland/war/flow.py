@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engines.contract import Event, Rng, State, close_decision
 from engines.elfenland.board import RAFT
-from engines.elfenland.cards import add
+from engines.elfenland.cards import add, expand
 from engines.elfenland.war.conditions import condition_set, holds
 from engines.elfenland.war.geo import war_map
 
@@ -74,7 +74,7 @@ def draw_cards(state: State, seat: int, count: int, rng: Rng, events: list[Event
     hand = state["hands"][seat]
     for _ in range(count):
         if not state["deck"]:
-            pile = [t for t, n in state["war_discard"].items() for _ in range(n)]
+            pile = expand(state["war_discard"])  # canonical order, whatever the dict's
             if not pile:
                 break
             order = rng.shuffle("war-victory-reshuffle", list(range(len(pile))), secret=True)
