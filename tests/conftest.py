@@ -36,7 +36,7 @@ def config(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
     monkeypatch.setenv("PARLEY_LOCK_WAIT", "2")
     from workers import context
 
-    for cached in (context.config, context.store, context.queue):
+    for cached in (context.config, context.store, context.queue, context.kept_states):
         cached.cache_clear()
     return Config()
 

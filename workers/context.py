@@ -7,6 +7,7 @@ from functools import lru_cache
 from rq import Queue
 
 from service.config import Config
+from service.domain.kept_states import KeptStates
 from service.storage.resolve_queue import make_queue, share_queue
 from service.storage.store import Store
 
@@ -27,3 +28,9 @@ def store() -> Store:
 def queue() -> Queue:
     cfg = config()
     return make_queue(cfg.REDIS_URL, cfg.QUEUE)
+
+
+@lru_cache(maxsize=1)
+def kept_states() -> KeptStates:
+    """The states this worker committed last (service/domain/kept_states.py)."""
+    return KeptStates(config().FORESEE_GAMES)

@@ -48,7 +48,7 @@ from service.storage.resolve_queue import (
     wait_ready,
     wake_again,
 )
-from service.storage.store import Store
+from service.storage.store import KEPT_STATE, Store
 from workers import context, notify
 
 log = logging.getLogger(__name__)
@@ -166,8 +166,11 @@ def drain_many(gids: list[str], wait: float, taking: Taking | None = None) -> in
     store = context.store()
     gids = list(dict.fromkeys(gids))  # a game can be woken twice before a drainer takes it
     notes: list[dict[str, str]] = []  # each game's submit times, for the metrics
+    states = context.kept_states()  # what this worker committed last, used once
+    kept = {gid: k for gid in gids if (k := states.take(gid)) is not None}
     opened = store.open_for_resolve(gids, BATCH, LOCK_TTL_MS,
-                                    then=metrics_records.note_reads(gids), then_replies=notes)
+                                    then=metrics_records.note_reads(gids), then_replies=notes,
+                                    kept=[kept[g].item if g in kept else "" for g in gids])
     noted = dict(zip(gids, notes, strict=True))
     held: list[tuple[str, str]] = []
     later: list[str] = []
@@ -186,7 +189,8 @@ def drain_many(gids: list[str], wait: float, taking: Taking | None = None) -> in
             held.append((gid, token))
             reads[gid] = read[2]  # its entries
             try:
-                planned = plan_resolve(gid, read)
+                planned = plan_resolve(gid, read,
+                                       kept.get(gid) if read[1] == KEPT_STATE else None)
             except Exception:  # this game alone: `drain` meets the error again and fails the job
                 log.debug("game %s: resolve failed in a batch; retried alone", gid,
                           exc_info=True)
@@ -212,6 +216,8 @@ def drain_many(gids: list[str], wait: float, taking: Taking | None = None) -> in
                 gid = plan.game.id
                 tally.resolved(gid, reads[gid], plan.commit.rejected, noted[gid],
                                done.caught_up)
+                if plan.item is not None:
+                    states.keep(gid, plan.item, plan.commit.state, plan.stored_state())
         caught_up = []
         for gid, done in resolved:
             total += done.count

@@ -23,9 +23,11 @@ from engines.contract import Decision, Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import game_reads, live_feed, notices
+from service.domain.kept_states import Kept
 from service.storage import live
 from service.storage.archive import archived_meta
 from service.storage.game_records import is_archived
+from service.storage.history_segments import hashes_item
 from service.storage.store import Command, Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
@@ -319,6 +321,8 @@ class Resolution:
     commit: Commit
     last: int
     count: int
+    #: the last item of the game's `hashes` once written, where known (`kept_states`)
+    item: str | None = None
     _stored: dict[str, Any] | None = dataclasses.field(default=None, repr=False)
 
     def stored_state(self) -> dict[str, Any]:
@@ -331,11 +335,15 @@ class Resolution:
         return self._stored
 
 
-def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
+def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None
+                 ) -> Resolution | Resolved | None:
     """What resolving the entries in `read` (`Store.read_for_resolve`) writes, computed
     without touching the store: a Resolution to write, a Resolved with nothing to write, or
-    None for a game that must be started first (`start_game`)."""
+    None for a game that must be started first (`start_game`). `kept`: the state this worker
+    kept, where the read carries `KEPT_STATE` instead (applying the entries changes it)."""
     meta, state_json, entries, draw_index, server_seed = read
+    if kept is not None:
+        state_json = kept.state_json
     if not meta or is_archived(meta):  # no such game, or finished and in the archive
         return Resolved(0, True)
     if meta["status"] == "full":
@@ -348,7 +356,7 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
         return Resolved(0, False, game)
     last = entries[-1][0]
     engine = game.engine
-    state = signing.load_json(state_json)
+    state = kept.state if kept is not None else signing.load_json(state_json)
     if server_seed is None:
         raise RuntimeError(f"game {gid} has no server seed")
     seed = _game_seed(game, server_seed)
@@ -404,7 +412,11 @@ def plan_resolve(gid: str, read: ResolveRead) -> Resolution | Resolved | None:
                                            meta_update.get("deadline"))
     commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
                     rejected, hashes, told)
-    return Resolution(game, commit, last, len(entries))
+    if hashes:
+        return Resolution(game, commit, last, len(entries), hashes_item(*hashes[-1]))
+    # nothing applied: the state is the one read, a kept one as it was
+    return Resolution(game, commit, last, len(entries), kept.item if kept else None,
+                      kept.state if kept else None)
 
 
 def write_resolutions(store: Store, resolutions: list[Resolution], then: Sequence[Command] = (),

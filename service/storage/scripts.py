@@ -345,13 +345,17 @@ return {meta, redis.call('GET', KEYS[2]), entries, redis.call('LLEN', KEYS[4]),
         redis.call('HGET', KEYS[5], 'server_seed')}
 """
 
-# KEYS: READ_FOR_RESOLVE's, then scheduled, lock, and (optional) the live players' zset;
-# ARGV: READ_FOR_RESOLVE's, then lock token, lock TTL (ms), and with the zset: now (s)
+# KEYS: READ_FOR_RESOLVE's, then scheduled, lock, hashes, and (optional) the live players'
+#       zset
+# ARGV: READ_FOR_RESOLVE's, then lock token, lock TTL (ms), the `hashes` item of the state the
+#       worker kept for this game ("" for none), and with the zset: now (s)
 # -> false (another holds the lock) | READ_FOR_RESOLVE's reply, the lock now held with the
 #    token; with the zset, a sixth item: the game's players listening now (their feeds are
 #    written), so that the commit can carry their entries
 # A resolve job's opening: the `scheduled` flag is cleared first (a move accepted from now on
-# wakes the game again), then the lock, then the read, atomically.
+# wakes the game again), then the lock, then the read, atomically. Where the last item of
+# `hashes` is the one the worker names, the stored state is the one it kept (the item holds
+# the state's digest), and the reply carries "=" (`KEPT_STATE`) instead of the state.
 OPEN_FOR_RESOLVE = """
 redis.call('DEL', KEYS[6])
 if not redis.call('SET', KEYS[7], ARGV[2], 'NX', 'PX', ARGV[3]) then return false end
@@ -359,13 +363,16 @@ local function read()
 """ + READ_FOR_RESOLVE + """
 end
 local got = read()
-if KEYS[8] then
+if ARGV[4] ~= '' and got[2] and redis.call('LINDEX', KEYS[8], -1) == ARGV[4] then
+  got[2] = '='
+end
+if KEYS[9] then
   local listening, players = {}, redis.call('HGET', KEYS[1], 'players')
   if players then
     for _, pid in ipairs(cjson.decode(players)) do
       if type(pid) == 'string' then
-        local till = redis.call('ZSCORE', KEYS[8], pid)
-        if till and tonumber(till) > tonumber(ARGV[4]) then listening[#listening + 1] = pid end
+        local till = redis.call('ZSCORE', KEYS[9], pid)
+        if till and tonumber(till) > tonumber(ARGV[5]) then listening[#listening + 1] = pid end
       end
     end
   end

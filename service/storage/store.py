@@ -196,6 +196,10 @@ def _resolve_keys(gid: str) -> list[str]:
     return [game_key(gid, p) for p in ("meta", "state", "moves", "draws", "secret")]
 
 
+#: OPEN_FOR_RESOLVE's state where the store holds the state the worker kept
+KEPT_STATE = "="
+
+
 def _resolve_read(reply: list[Any]) -> ResolveRead:
     flat, state, raw, draws, seed = reply
     meta = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -648,19 +652,24 @@ class Store:
         return _resolve_read(self._read(keys=_resolve_keys(gid), args=[batch]))
 
     def open_for_resolve(self, gids: list[str], batch: int, ttl_ms: int,
-                         then: Sequence[Command] = (), then_replies: list[Any] | None = None
+                         then: Sequence[Command] = (), then_replies: list[Any] | None = None,
+                         kept: Sequence[str] = ()
                          ) -> list[tuple[str, ResolveRead, list[str] | None] | None]:
         """For each game, in one round trip for all: clear its `scheduled` flag, take its lock
         and read what a resolve needs (OPEN_FOR_RESOLVE). Per game, (lock token, read, its
         players listening to their live feeds, or None where the feeds do not ride), or None
         where another holds the lock; release the locks with `release_locks`. The commands
         `then` follow in the same round trip, their replies put in `then_replies` (the moves'
-        submit times, for /metrics)."""
+        submit times, for /metrics). `kept`: per game, the `hashes` item of a state the
+        caller holds ("" for none); where the stored state is that one, the read carries
+        KEPT_STATE in its place."""
         tokens = [uuid.uuid4().hex for _ in gids]
         live_keys, live_args = ([LIVE_PLAYERS_KEY], [time.time()]) if self.feeds_ride else ([], [])
+        items = list(kept) or [""] * len(gids)
         calls = [(_resolve_keys(gid) + [game_key(gid, "scheduled"), game_key(gid, "lock"),
-                                        *live_keys], [batch, token, ttl_ms, *live_args])
-                 for gid, token in zip(gids, tokens, strict=True)]
+                                        game_key(gid, "hashes"), *live_keys],
+                  [batch, token, ttl_ms, item, *live_args])
+                 for gid, token, item in zip(gids, tokens, items, strict=True)]
         replies = self._after(self._open, calls, then=then, then_replies=then_replies)
         return [(token, _resolve_read(reply[:5]), reply[5] if len(reply) > 5 else None)
                 if reply is not None else None
