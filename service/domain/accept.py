@@ -169,11 +169,11 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
     payload = envelope["payload"]
     try:
         _verify(key, envelope)
-        append = _judge(foreseen.game, foreseen.state, payload, canonical_env, None,
-                        foreseen.chain_head, key["player"])
+        append, state = _judge(foreseen.game, foreseen.state, payload, canonical_env, None,
+                               foreseen.chain_head, key["player"])
     except Problem:
         return None
-    append.basis = (foreseen.game, foreseen.state, foreseen.seq + 1)
+    append.basis = (foreseen.game, state, foreseen.seq + 1)
     now = int(time.time())
     row = entry_row(append, now)
     address, signer = rider.foreseen_counters() if rider is not None else ((), ())
@@ -288,12 +288,10 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         existing = reads_of(store, game).entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
             return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
-    append = _judge(game, state_json, payload, canonical_env, seen, meta.get("last_hash", ""),
-                    key["player"])
-    if game.applied == game.head and append.basis is not None:
-        append.basis = (game, append.basis[1], game.head + 1)
-    else:
-        append.basis = None
+    append, state = _judge(game, state_json, payload, canonical_env, seen,
+                           meta.get("last_hash", ""), key["player"])
+    if game.applied == game.head:  # no entry waits: the state is the one the move meets
+        append.basis = (game, state, game.head + 1)
     return append
 
 
@@ -304,10 +302,11 @@ def _verify(key: dict[str, str], envelope: dict[str, Any]) -> None:
 
 
 def _judge(game: Game, state: dict[str, Any] | str | None, payload: dict[str, Any],
-           canonical_env: str, seen: int | None, prev: str, player: str) -> Append:
+           canonical_env: str, seen: int | None, prev: str, player: str
+           ) -> tuple[Append, dict[str, Any]]:
     """The checks after the signature's, against the game and its state (stored JSON, or
-    a state already parsed), in DESIGN.md's order: the append to make, or a Problem. Its
-    `basis` holds the state parsed, for `Foresight.foresee`."""
+    a state already parsed), in DESIGN.md's order: the append to make and the state it was
+    checked against (parsed), or a Problem."""
     _check_issued_at(payload["issued_at"])
     if game.status in ("open", "full"):
         raise Conflict("The game has not started.", code="game_not_started")
@@ -331,8 +330,7 @@ def _judge(game: Game, state: dict[str, Any] | str | None, payload: dict[str, An
         raise Conflict("This nonce was used by another envelope.", code="duplicate_nonce")
     if not dry_run_done:
         _dry_run(engine, state, seat, payload["move"], status=422)
-    return Append(game.id, decision["step"], payload["nonce"], canonical_env, prev,
-                  basis=(game, state, 0))
+    return Append(game.id, decision["step"], payload["nonce"], canonical_env, prev), state
 
 
 #: how long before its arrival a move may have been signed: correspondence players sign

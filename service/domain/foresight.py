@@ -4,7 +4,8 @@ A move's POST reads the game's context (key, meta, state, nonce) in one round tr
 the engine can dry-run the move, then appends it in a second. A client that plays a game over
 one connection sends every move of that game to the same web process, which has just checked
 the move before against the state every earlier entry led to. When that move draws nothing,
-the process applies it itself (`Foresight.foresee`) and keeps the state it leads to. The next
+the process applies it itself (`Foresight.foresee`) and keeps the state it leads to, parsed
+back from its canonical JSON as the stored state is read (the same key order). The next
 move of that game is then checked against the foreseen state, and the ACCEPT_FORESEEN script
 appends it in the move's only round trip if the store proves the foresight right: every entry
 applied, the last one the foreseen move, and the stored state's digest (the last item of the
@@ -16,8 +17,8 @@ costs no round trip more.
 A foreseen state is used once. Player keys are kept too: a key's record never changes once
 written (adding or rotating a key writes a new record, and old keys stay to verify old moves,
 docs/audit.md), so a key read once stays right; a feature that alters or removes a key must
-drop it here too. The cache is
-per process and bounded (PARLEY_FORESEE_GAMES states, about 40 KB each for a Stratego game).
+drop it here too. The cache is per process and bounded (PARLEY_FORESEE_GAMES states, about
+40 KB each for a Stratego game).
 """
 
 from __future__ import annotations

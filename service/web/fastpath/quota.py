@@ -4,8 +4,9 @@ flask-limiter charges the app's requests; the fast path answers a move without t
 charges the same counters itself: flask-limiter's own strategy and identifiers, and, where the
 counters live on the store's Redis, `limits`' own increment script riding in the move's round
 trips. This module is the one place that relies on `limits` internals
-(`RedisStorage.lua_incr_expire`, `prefixed_key`, `RateLimitItem.key_for`);
-tests/api/test_hotpaths.py fails if a new release changes them.
+(`RedisStorage.lua_incr_expire`, `prefixed_key`, `RateLimitItem.key_for`), with the script
+ACCEPT_FORESEEN, which charges the same counters the way `lua_incr_expire` does;
+tests/api/test_hotpaths.py and tests/api/test_foresight.py fail if a new release changes them.
 """
 
 from __future__ import annotations
