@@ -55,7 +55,8 @@ class Config:
         #: succeed (service/web/fastpath); PARLEY_HOT_PATHS=0 sends every request through Flask
         self.HOT_PATHS: bool = os.environ.get("PARLEY_HOT_PATHS", "1") != "0"
         #: game states each web process foresees for the next move's one round trip
-        #: (service/domain/foresight.py; about 40 KB each for Stratego); 0 turns it off
+        #: (service/domain/foresight.py), and each worker keeps of its last commits
+        #: (service/domain/kept_states.py); about 40 KB each for Stratego; 0 turns both off
         self.FORESEE_GAMES: int = _env_int("PARLEY_FORESEE_GAMES", 512)
         #: how long a resolve job waits for a game's lock held by another worker
         self.LOCK_WAIT_SECONDS: float = float(os.environ.get("PARLEY_LOCK_WAIT", "10"))

@@ -7,7 +7,8 @@ from functools import lru_cache
 from rq import Queue
 
 from service.config import Config
-from service.domain.kept_states import KeptStates
+from service.domain.kept_states import Kept
+from service.domain.recent import Recent
 from service.storage.resolve_queue import make_queue, share_queue
 from service.storage.store import Store
 
@@ -31,6 +32,7 @@ def queue() -> Queue:
 
 
 @lru_cache(maxsize=1)
-def kept_states() -> KeptStates:
-    """The states this worker committed last (service/domain/kept_states.py)."""
-    return KeptStates(config().FORESEE_GAMES)
+def kept_states() -> Recent[Kept]:
+    """The states this worker committed last, by game (service/domain/kept_states.py): `take`
+    one to use it, `put` it back after a written commit."""
+    return Recent(config().FORESEE_GAMES)

@@ -37,6 +37,7 @@ from service.domain.game import (
     start_game,
     write_resolutions,
 )
+from service.domain.kept_states import Kept
 from service.notify import dispatch
 from service.storage import metrics_records, notify_records
 from service.storage.resolve_queue import (
@@ -217,7 +218,7 @@ def drain_many(gids: list[str], wait: float, taking: Taking | None = None) -> in
                 tally.resolved(gid, reads[gid], plan.commit.rejected, noted[gid],
                                done.caught_up)
                 if plan.item is not None:
-                    states.keep(gid, plan.item, plan.commit.state, plan.stored_state())
+                    states.put(gid, Kept(plan.item, plan.commit.state, plan.stored_state()))
         caught_up = []
         for gid, done in resolved:
             total += done.count

@@ -24,13 +24,13 @@ drop it here too. The cache is per process and bounded (PARLEY_FORESEE_GAMES sta
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from parley_protocol import signing
 
 from service.domain.game import Game
+from service.domain.recent import Recent
 from service.storage.history_segments import hashes_item
 
 log = logging.getLogger(__name__)
@@ -77,30 +77,25 @@ class Foresight:
     """One web process's foreseen games and known keys, bounded, shared by its threads."""
 
     def __init__(self, games: int) -> None:
-        self.size = games
-        self._games: dict[str, Foreseen] = {}
-        self._keys: dict[str, dict[str, str]] = {}
-        self._lock = threading.Lock()
+        self._games: Recent[Foreseen] = Recent(games)
+        self._keys: Recent[dict[str, str]] = Recent(KEYS_KEPT)
 
     def key(self, key_id: str) -> dict[str, str] | None:
         return self._keys.get(key_id)
 
     def keep_key(self, key_id: str, key: dict[str, str]) -> None:
-        with self._lock:
-            if key_id not in self._keys and len(self._keys) >= KEYS_KEPT:
-                self._keys.pop(next(iter(self._keys)))
-            self._keys[key_id] = key
+        self._keys.put(key_id, key)
 
     def take(self, gid: str) -> Foreseen | None:
         """The game's foreseen state, if any; it is used once."""
-        return self._games.pop(gid, None)
+        return self._games.take(gid)
 
     def foresee(self, game: Game, state: dict[str, Any], seat: int, move: dict[str, Any],
                 seq: int, chain_head: str) -> None:
         """Keep what the entry `seq` (this seat's move, the game's last entry, accepted after
         every earlier one was applied to `state`) leads to, unless it draws or ends the game.
         `state` is the caller's to give away: applying the move changes it."""
-        if self.size <= 0:
+        if self._games.size <= 0:
             return
         engine = game.engine
         try:
@@ -116,11 +111,6 @@ class Foresight:
         # kept as parsed from its canonical JSON, as the stored state is read: the next move
         # is checked against exactly what the usual path would check it against, key order
         # included (applying a move leaves keys it added in another order)
-        foreseen = Foreseen(game, signing.load_json(dumped), seq,
-                            hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))),
-                            chain_head)
-        with self._lock:
-            self._games.pop(game.id, None)
-            if len(self._games) >= self.size:
-                self._games.pop(next(iter(self._games)))
-            self._games[game.id] = foreseen
+        self._games.put(game.id, Foreseen(
+            game, signing.load_json(dumped), seq,
+            hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))), chain_head))

@@ -21,27 +21,11 @@ from typing import Any
 
 @dataclass
 class Kept:
+    """A state a worker committed, in its `service.domain.recent.Recent` of them by game."""
+
     #: the last item of the game's `hashes` once the state was committed
     item: str
     #: the state's canonical JSON, as stored (unpacked)
     state_json: str
     state: dict[str, Any]
 
-
-class KeptStates:
-    """One worker process's states of its latest commits, bounded (the oldest go)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._games: dict[str, Kept] = {}
-
-    def take(self, gid: str) -> Kept | None:
-        return self._games.pop(gid, None)
-
-    def keep(self, gid: str, item: str, state_json: str, state: dict[str, Any]) -> None:
-        if self.size <= 0:
-            return
-        self._games.pop(gid, None)
-        if len(self._games) >= self.size:
-            self._games.pop(next(iter(self._games)))
-        self._games[gid] = Kept(item, state_json, state)

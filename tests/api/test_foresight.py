@@ -75,7 +75,7 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     fast, slow = apps
     queue = _live_drainer(fast)
     _two_moves(fast, gid, ann, bob, queue)
-    foreseen = _foresight(fast)._games[gid]
+    foreseen = _foresight(fast)._games.get(gid)
     store = fast.extensions["parley_store"]
     assert foreseen.seq == 4 == int(store.meta(gid)["applied"])
     assert foreseen.item == store.r.lindex(game_key(gid, "hashes"), -1)
@@ -100,7 +100,7 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     _drain(queue, gid)
     move = slow.test_client().get(f"/v1/games/{gid}/moves/5").get_json()
     assert move == {"id": 5, "status": "applied"}
-    assert _foresight(fast)._games[gid].seq == 5  # and the next is foreseen again
+    assert _foresight(fast)._games.get(gid).seq == 5  # and the next is foreseen again
 
 
 def test_a_move_before_the_last_is_applied_misses_and_is_judged_as_before(apps, game,
@@ -131,7 +131,7 @@ def test_a_wrong_foresight_appends_nothing(apps, game, monkeypatch) -> None:
     _two_moves(fast, gid, ann, bob, queue)
     store = fast.extensions["parley_store"]
     real = store.state(gid)
-    foreseen = _foresight(fast)._games[gid]
+    foreseen = _foresight(fast)._games.get(gid)
     move = {"type": "move", "from": "a5", "to": "a4"}
     engine = foreseen.game.engine
     engine.check(foreseen.state, 0, move)  # legal in the foreseen state...
@@ -148,7 +148,7 @@ def test_a_wrong_foresight_appends_nothing(apps, game, monkeypatch) -> None:
     assert store.state(gid) == real  # nothing applied yet
     _drain(queue, gid)
     # and a foreseen state the store disagrees with is never a basis for a refusal either
-    foreseen = _foresight(fast)._games[gid]
+    foreseen = _foresight(fast)._games.get(gid)
     foreseen.state = {"broken": True}
     resp = _post(fast, gid, bob.envelope(gid, 1, 4, {"type": "move", "from": "a6",
                                                       "to": "a5"}))

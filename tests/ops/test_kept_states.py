@@ -47,7 +47,7 @@ def test_the_next_resolve_uses_the_state_the_worker_kept(app, client, run_jobs,
         env = p.envelope(gid, seat, v["step"], v["legal_moves"][0])
         assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
     run_jobs()
-    kept = context.kept_states()._games[gid]
+    kept = context.kept_states().get(gid)
     assert kept.item == store.r.lindex(game_key(gid, "hashes"), -1)
     assert orjson.dumps(kept.state) == orjson.dumps(orjson.loads(store.state_json(gid)))
     seen = _opened(monkeypatch)
@@ -57,7 +57,7 @@ def test_the_next_resolve_uses_the_state_the_worker_kept(app, client, run_jobs,
     assert seen == [KEPT_STATE] * 3
     meta = store.meta(gid)
     assert meta["applied"] == meta["head"] == "5"
-    kept = context.kept_states()._games[gid]
+    kept = context.kept_states().get(gid)
     assert kept.item == store.r.lindex(game_key(gid, "hashes"), -1)
     assert orjson.dumps(kept.state) == orjson.dumps(orjson.loads(store.state_json(gid)))
 
@@ -74,7 +74,7 @@ def test_a_kept_state_the_store_no_longer_holds_is_not_used(app, client, run_job
         env = p.envelope(gid, seat, v["step"], v["legal_moves"][0])
         assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
     run_jobs()
-    kept = context.kept_states()._games[gid]
+    kept = context.kept_states().get(gid)
     kept.item = store.r.lindex(game_key(gid, "hashes"), 0)  # seq 0's: not the last
     kept.state = {"not": "the state"}
     seen = _opened(monkeypatch)
