@@ -267,3 +267,21 @@ def test_the_foresight_is_bounded() -> None:
         move = next(iter(engine.legal_moves(state, seat)))
         sight.foresee(shown, _copy(state), seat, move, 1, "h")
     assert sight.take("g0") is None and sight.take("g1") and sight.take("g2")
+
+
+def test_a_bad_signature_to_a_foreseen_game_is_refused(apps, game) -> None:
+    """The foreseen attempt verifies the signature first; a refusal there is judged on the
+    usual path, which verifies it again and refuses it."""
+    gid, ann, bob = game
+    fast, _ = apps
+    queue = _live_drainer(fast)
+    _two_moves(fast, gid, ann, bob, queue)
+    store = fast.extensions["parley_store"]
+    assert _foresight(fast)._games.get(gid) is not None
+    before = store.r.xlen(game_key(gid, "moves"))
+    move = {"type": "move", "from": "a5", "to": "a4"}
+    env = ann.envelope(gid, 0, 3, move)
+    env["signature"] = bob.envelope(gid, 0, 3, move)["signature"]
+    resp = _post(fast, gid, env)
+    assert resp.status_code == 401 and resp.get_json()["code"] == "bad_signature"
+    assert store.r.xlen(game_key(gid, "moves")) == before
