@@ -19,7 +19,9 @@ the same system:
    next `turn` tells the mover its move was applied; one request per move (bench.feeds).
    `--client view` is the polling client of sessions 1-15: GET the view of the seat to act
    (for its `legal_moves`), sign, POST. Moves applied per second, and submit->applied latency
-   p50/p95/p99, and the POST's own round trip.
+   p50/p95/p99, and the POST's own round trip; for a stream client also where that latency
+   went: from the POST to the commit (the time in its feed entry's id, to the millisecond of
+   Redis's clock) and from the commit to the push heard.
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
 
 Then phases 2 and 3 again with **batching bots** (`--mode` picks one kind of client or both). A
@@ -430,6 +432,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     reads = [0]  # views read by stream clients: a push that did not come within a second
     answered: list[float] = []  # each measured POST's round trip (s)
     timed: list[tuple[float, float]] = []  # stream clients: (POST sent, latency to the push)
+    #: stream clients: (from the POST to the commit, from the commit to the push heard)
+    split: list[tuple[float, float]] = []
     here = threading.local()  # a stream client's game thread: its moves not yet timed
 
     def posted_here() -> list[float]:
@@ -507,6 +511,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             if got is not None:
                 with lock:
                     timed.extend((t0, got[1] - t0) for t0 in posted_here())
+                    if got[2] is not None:
+                        split.extend((got[2] - t0, got[1] - got[2]) for t0 in posted_here())
                 posted_here().clear()
                 return got[0]
             with lock:
@@ -627,7 +633,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     for t in threads:
         t.join(seconds + 120)
     out.put({"errors": errors[:5], "error_count": len(errors), "reads": reads[0],
-             "answered": answered, "timed": timed})
+             "answered": answered, "timed": timed, "split": split})
 
 
 class _Ready(_Applied):
@@ -963,6 +969,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
             "cpu": cpu_per_move(*cpu_window, len(latencies)) if cpu_window else {},
             "reads": sum(r.get("reads", 0) for r in reports),
             "answered": [t for r in reports for t in r.get("answered", ())],
+            "split": [t for r in reports for t in r.get("split", ())],
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
             if posts else float("nan")}
@@ -1022,6 +1029,14 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                             print(f"e2e ({m}, {name}): POST answered in p50 "
                                   f"{percentile(posts, 50):.2f} / p99 "
                                   f"{percentile(posts, 99):.2f} ms", flush=True)
+                        if phase["split"]:
+                            commit = [a * 1000 for a, _ in phase["split"]]
+                            push = [b * 1000 for _, b in phase["split"]]
+                            print(f"e2e ({m}, {name}): committed p50 "
+                                  f"{percentile(commit, 50):.1f} / p99 "
+                                  f"{percentile(commit, 99):.1f} ms after the POST, the push "
+                                  f"heard p50 {percentile(push, 50):.1f} / p99 "
+                                  f"{percentile(push, 99):.1f} ms after the commit", flush=True)
                         if cpu:
                             print(f"e2e ({m}, {name}, {phase['moves_per_s']:.0f} moves/s): "
                                   f"{describe_cpu(phase['cpu'])}", flush=True)

@@ -80,19 +80,22 @@ class Feeds:
             self.waiters.pop(gid, None)
 
     def wait(self, gid: str, after_step: int, seats: int, event: threading.Event,
-             timeout: float) -> tuple[list[dict[str, Any]], float] | None:
+             timeout: float) -> tuple[list[dict[str, Any]], float, float | None] | None:
         """(the turn entries of `gid` at a step after `after_step`, once `seats` of them are
-        in (both seats of a secret setup, else one), and when the first of them was heard);
-        ([], when) once the game has finished; None when nothing came within `timeout`.
-        Each entry's `heard` is the time.time() its frame was read."""
+        in (both seats of a secret setup, else one), when the first of them was heard, and
+        when it was committed); ([], when heard, None) once the game has finished; None when
+        nothing came within `timeout`. Each entry's `heard` is the time.time() its frame was
+        read, its `committed` the time of the commit that appended it (its feed entry's id,
+        the Redis clock's milliseconds)."""
         deadline = time.monotonic() + timeout
         while True:
             with self.lock:
                 if gid in self.finished:
-                    return [], self.finished[gid]
+                    return [], self.finished[gid], None
                 newer = [t for t in self.turns.get(gid, {}).values() if t["step"] > after_step]
                 if len(newer) >= seats:
-                    return newer, min(t["heard"] for t in newer)
+                    first = min(newer, key=lambda t: t["heard"])
+                    return newer, first["heard"], first["committed"]
                 event.clear()
                 self.waiters[gid] = event
             left = deadline - time.monotonic()
@@ -143,7 +146,7 @@ class Feeds:
                 self.buffers[sock] = rest
             for frame in frames:
                 if b"\nevent: turn\n" in frame:
-                    self._turn(_data(frame), now)
+                    self._turn({**_data(frame), "committed": _committed(frame)}, now)
                 elif b"\nevent: finished\n" in frame:
                     gid = _data(frame)["game"]
                     self.finished.setdefault(gid, now)
@@ -164,6 +167,13 @@ class Feeds:
         waiter = self.waiters.pop(gid, None)
         if waiter is not None:
             waiter.set()
+
+
+def _committed(frame: bytes) -> float | None:
+    """When the entry was appended (by the commit that wrote it): its id's milliseconds."""
+    if not frame.startswith(b"id: "):
+        return None
+    return int(frame[4:frame.index(b"-")]) / 1000
 
 
 def _data(frame: bytes) -> Any:

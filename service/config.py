@@ -58,6 +58,10 @@ class Config:
         #: (service/domain/foresight.py), and each worker keeps of its last commits
         #: (service/domain/kept_states.py); about 40 KB each for Stratego; 0 turns both off
         self.FORESEE_GAMES: int = _env_int("PARLEY_FORESEE_GAMES", 512)
+        #: a web process applies a foreseen move that draws nothing itself, in the move's one
+        #: round trip (service/domain/settle.py); PARLEY_SETTLE_MOVES=0 leaves every move
+        #: to the workers
+        self.SETTLE_MOVES: bool = os.environ.get("PARLEY_SETTLE_MOVES", "1") != "0"
         #: how long a resolve job waits for a game's lock held by another worker
         self.LOCK_WAIT_SECONDS: float = float(os.environ.get("PARLEY_LOCK_WAIT", "10"))
         # ---- limits (docs/operations.md "Limits") ----

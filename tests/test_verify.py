@@ -17,7 +17,7 @@ import pytest
 from parley_protocol import signing
 from parley_protocol.verify import verify_bundle
 
-from tests.api.helpers import new_game, post_move, view
+from tests.api.helpers import new_game, post_move, post_together, view
 from tests.players import TestPlayer
 
 DUEL = {"army": "duel"}
@@ -76,8 +76,8 @@ def _long_game(client: Any, run_jobs: Any) -> dict[str, Any]:
     gid, players = new_game(client, options=DUEL)
     _both_setups(client, run_jobs, gid, players)
     step = view(client, gid, players[0])["step"]
-    _post(client, gid, players[0], 0, {"type": "move", "from": "a4", "to": "a5"}, step)
-    _post(client, gid, players[0], 0, {"type": "move", "from": "a4", "to": "b4"}, step)
+    post_together(client, [players[0].envelope(gid, 0, step, {"type": "move", "from": "a4",
+                                                              "to": to}) for to in ("a5", "b4")])
     run_jobs()
     _play_random(client, run_jobs, gid, players, seed=81)
     return {"audit": _get(client, f"/v1/games/{gid}/audit"),

@@ -26,6 +26,7 @@ from service.domain.chain import (
     append_entry,
     append_outcome,
     entry_row,
+    iso,
     receipt,
 )
 from service.domain.envelope import EnvelopeSchema, conforms
@@ -42,6 +43,7 @@ from service.domain.problems import (
     NotFound,
     Problem,
 )
+from service.domain.settle import plan_settlement
 from service.storage import metrics_records
 from service.storage.resolve_queue import wake
 from service.storage.store import Command, Store
@@ -56,13 +58,14 @@ _envelope_schema = EnvelopeSchema()
 
 def queued_body(queue: Queue, gid: str, accepted: Accepted, location: str,
                 woken: bool = False) -> dict[str, Any]:
-    """The answer to a newly stored envelope, after waking its game when no wake of it was
+    """The answer to a newly stored envelope (`queued`, or `applied` where the web process
+    applied it at once, `service.domain.settle`), after waking its game when no wake of it was
     outstanding (the accepting script set its `scheduled` flag), unless the caller has
     `woken` it already (a batch wakes its games together)."""
     if accepted.schedule and not woken:
         wake(queue, gid)
-    return {"id": accepted.seq, "status": "queued", "location": location,
-            "receipt": accepted.receipt}
+    return {"id": accepted.seq, "status": "applied" if accepted.applied else "queued",
+            "location": location, "receipt": accepted.receipt}
 
 
 def parse_envelope(body: bytes) -> dict[str, Any]:
@@ -137,7 +140,7 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
     context = None  # a miss answers it, once the signature verified with the kept key
     if foreseen is not None:
         outcome = _append_foreseen(store, server_key, envelope, canonical_env, key, foreseen,
-                                   rider)
+                                   foresight, rider)
         if isinstance(outcome, tuple) and isinstance(outcome[0], Accepted):
             _foresee(foresight, envelope, *outcome)
             return outcome[0]
@@ -163,11 +166,12 @@ def submit_move(store: Store, gid: str, body: bytes, server_key: Any,
 
 def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
                      canonical_env: str, key: dict[str, str], foreseen: Foreseen,
-                     rider: Rider | None
+                     foresight: Foresight, rider: Rider | None
                      ) -> tuple[Accepted, Append] | Context | None:
     """The move checked against the foreseen state and appended if the store agrees (its
-    Accepted and the Append made), or the context the attempt read (a miss), or None where
-    the foreseen state refuses the move: the usual path decides."""
+    Accepted and the Append made), applied at once where it can be (`settle`), or the
+    context the attempt read (a miss), or None where the foreseen state refuses the move:
+    the usual path decides."""
     payload = envelope["payload"]
     try:
         _verify(key, envelope)
@@ -175,17 +179,36 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
                                foreseen.chain_head, key["player"])
     except Problem:
         return None
-    append.basis = (foreseen.game, state, foreseen.seq + 1)
     now = int(time.time())
     row = entry_row(append, now)
     address, signer = rider.foreseen_counters() if rider is not None else ((), ())
-    reply = store.accept_foreseen(row, foreseen.item, foreseen.seq,
-                                  (metrics_records.ACCEPTED + "api", metrics_records.FORESEEN),
-                                  address, signer)
+    counted = (metrics_records.ACCEPTED + "api", metrics_records.FORESEEN)
+    settling = foresight.settles and store.settles
+    settlement = plan_settlement(foreseen, payload, canonical_env) if settling else None
+    if settlement is not None:
+        reply = store.settle_foreseen(
+            row, foreseen.item, foreseen.seq,
+            (*counted, metrics_records.APPLIED, metrics_records.MOVE_LATENCY.bucket_field(0.0),
+             metrics_records.SETTLED),
+            settlement.resolution.commit, settlement.players, settlement.feeds,
+            settlement.notices, address, signer)
+    else:
+        if not settling:  # else it draws or ends the game: foreseeing would fail as settling
+            append.basis = (foreseen.game, state, foreseen.seq + 1)  # did (and it changed state)
+        reply = store.accept_foreseen(row, foreseen.item, foreseen.seq, counted, address,
+                                      signer)
     if rider is not None:
         rider.foreseen(reply[0], reply[1])
     if reply[0] == "miss":
         return reply[1], reply[2], reply[3]
+    if reply[0] == "settled":
+        assert settlement is not None
+        accepted = Accepted(int(reply[1]), True,
+                            receipt(server_key, append.gid, int(reply[1]),
+                                    {"h": row[5], "t": iso(now)}),
+                            schedule=reply[2] == "1", entry_hash=row[5], applied=True)
+        foresight.keep(settlement.foreseen(row[5]))
+        return accepted, append
     accepted = append_outcome(store, server_key, append, reply, row[5], now)
     return (accepted, append) if accepted is not None else None
 

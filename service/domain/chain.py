@@ -32,6 +32,8 @@ class Accepted:
     schedule: bool = False
     #: the new entry's hash (hex), the chain's head after it (a new entry only)
     entry_hash: str = ""
+    #: applied in the round trip that appended it (`service.domain.settle`)
+    applied: bool = False
 
 
 @dataclass

@@ -39,24 +39,26 @@ log = logging.getLogger(__name__)
 KEYS_KEPT = 16384
 
 
-class _WouldDraw(Exception):
+class WouldDraw(Exception):
     """The move draws from the game's random source: its outcome is the worker's to find."""
 
 
 class _NoDraws:
-    """A random source that refuses every draw (`engines.contract.Rng`)."""
+    """A random source that refuses every draw (`engines.contract.Rng`); it drew nothing."""
+
+    draws: tuple[dict[str, Any], ...] = ()
 
     def randint(self, purpose: str, lo: int, hi: int, *, secret: bool = False) -> int:
-        raise _WouldDraw
+        raise WouldDraw
 
     def roll(self, purpose: str, sides: int = 6, *, secret: bool = False) -> int:
-        raise _WouldDraw
+        raise WouldDraw
 
     def shuffle(self, purpose: str, items: list[Any], *, secret: bool = False) -> list[Any]:
-        raise _WouldDraw
+        raise WouldDraw
 
 
-_NO_DRAWS = _NoDraws()
+NO_DRAWS = _NoDraws()
 
 
 @dataclass
@@ -71,14 +73,18 @@ class Foreseen:
     item: str
     #: the chain head: the last entry's hash (hex)
     chain_head: str
+    #: `state` as stored (canonical JSON)
+    state_json: str
 
 
 class Foresight:
     """One web process's foreseen games and known keys, bounded, shared by its threads."""
 
-    def __init__(self, games: int) -> None:
+    def __init__(self, games: int, settles: bool = True) -> None:
         self._games: Recent[Foreseen] = Recent(games)
         self._keys: Recent[dict[str, str]] = Recent(KEYS_KEPT)
+        #: whether a foreseen move may be applied at once (`service.domain.settle`)
+        self.settles = settles
 
     def key(self, key_id: str) -> dict[str, str] | None:
         return self._keys.get(key_id)
@@ -90,6 +96,11 @@ class Foresight:
         """The game's foreseen state, if any; it is used once."""
         return self._games.take(gid)
 
+    def keep(self, foreseen: Foreseen) -> None:
+        """Keep a foreseen state computed elsewhere (a settled move's, `settle`)."""
+        if self._games.size > 0:
+            self._games.put(foreseen.game.id, foreseen)
+
     def foresee(self, game: Game, state: dict[str, Any], seat: int, move: dict[str, Any],
                 seq: int, chain_head: str) -> None:
         """Keep what the entry `seq` (this seat's move, the game's last entry, accepted after
@@ -99,8 +110,8 @@ class Foresight:
             return
         engine = game.engine
         try:
-            state, _ = engine.apply(state, seat, move, _NO_DRAWS)
-        except _WouldDraw:
+            state, _ = engine.apply(state, seat, move, NO_DRAWS)
+        except WouldDraw:
             return
         except Exception:  # the worker meets it too, and rejects the move: nothing foreseen
             log.debug("game %s: move %d not foreseen", game.id, seq, exc_info=True)
@@ -113,4 +124,4 @@ class Foresight:
         # included (applying a move leaves keys it added in another order)
         self._games.put(game.id, Foreseen(
             game, signing.load_json(dumped), seq,
-            hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))), chain_head))
+            hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))), chain_head, dumped))

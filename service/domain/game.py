@@ -13,13 +13,13 @@ import functools
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from parley_protocol import signing
 
-from engines.contract import Decision, Engine, IllegalMove
+from engines.contract import Decision, Engine, IllegalMove, Rng
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import game_reads, live_feed, notices
@@ -37,6 +37,13 @@ SEAT_ORDERS = ("random", "joined")
 PLATFORM_EVENTS = frozenset({"game_started", "game_finished"})
 #: how many pending entries one commit resolves at most (bounds a commit's size)
 BATCH = 256
+
+
+class RecordedRng(Rng, Protocol):
+    """A random source that lists what it drew (`AuditedRng`; a web process's source that
+    refuses every draw, `foresight.NO_DRAWS`)."""
+
+    draws: Sequence[dict[str, Any]]
 
 
 @dataclass
@@ -219,7 +226,7 @@ def _seed(server_seed_hex: str, gid: str, client_seeds: tuple[str, ...]) -> byte
     return game_seed(bytes.fromhex(server_seed_hex), gid, list(client_seeds))
 
 
-def _draw_records(rng: AuditedRng, first_index: int, step: int, seq: int) -> list[str]:
+def _draw_records(rng: RecordedRng, first_index: int, step: int, seq: int) -> list[str]:
     return [json.dumps({"index": first_index + i, "step": step, "seq": seq, **d})
             for i, d in enumerate(rng.draws)]
 
@@ -335,12 +342,15 @@ class Resolution:
         return self._stored
 
 
-def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None
+def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
+                 rng_for: Callable[[bytes], RecordedRng] | None = None
                  ) -> Resolution | Resolved | None:
     """What resolving the entries in `read` (`Store.read_for_resolve`) writes, computed
     without touching the store: a Resolution to write, a Resolved with nothing to write, or
     None for a game that must be started first (`start_game`). `kept`: the state this worker
-    kept, where the read carries `KEPT_STATE` instead (applying the entries changes it)."""
+    kept, where the read carries `KEPT_STATE` instead (applying the entries changes it).
+    `rng_for`: each move's random source from its signature; by default the game's audited
+    one (which needs the server seed in `read`)."""
     meta, state_json, entries, draw_index, server_seed = read
     if kept is not None:
         state_json = kept.state_json
@@ -357,9 +367,13 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None
     last = entries[-1][0]
     engine = game.engine
     state = kept.state if kept is not None else signing.load_json(state_json)
-    if server_seed is None:
-        raise RuntimeError(f"game {gid} has no server seed")
-    seed = _game_seed(game, server_seed)
+    if rng_for is None:
+        if server_seed is None:
+            raise RuntimeError(f"game {gid} has no server seed")
+        seed = _game_seed(game, server_seed)
+
+        def rng_for(signature: bytes) -> RecordedRng:
+            return AuditedRng(move_key(seed, signature))
     result = game.result
     events: list[str] = []
     draws: list[str] = []
@@ -384,7 +398,7 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None
             reject(seq, seat, step, "stale_step",
                    f"The move names step {payload['step']}, the game is at step {step}.")
             continue
-        rng = AuditedRng(move_key(seed, signing.b64url_decode(envelope["signature"])))
+        rng = rng_for(signing.b64url_decode(envelope["signature"]))
         try:
             state, new_events = engine.apply(state, seat, move, rng)
         except IllegalMove as err:

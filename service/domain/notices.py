@@ -69,5 +69,15 @@ def transition_notices(seats: int, old_step: int | None, step: int, to_act: list
     return out
 
 
+def reach(notice: dict[str, Any]) -> str:
+    """Whom a notice can lead to a delivery for, as `service.notify.dispatch._dispatch`
+    decides: "always" (it schedules a deadline, whoever the player), "mail" (a player with an
+    email address, or with webhooks), "hook" (a player with webhooks). A web process that
+    settles a move records only the notices that can (`service.domain.settle`)."""
+    if notice["type"] == TURN_STARTED and notice.get("deadline"):
+        return "always"
+    return "mail" if notice["type"] in MAIL_TYPES else "hook"
+
+
 def rejection_notice(seat: int, step: int, seq: int, code: str, detail: str) -> str:
     return notice(MOVE_REJECTED, seat, step, seq=seq, code=code, detail=detail)

@@ -43,6 +43,8 @@ ACCEPTED, APPLIED, REJECTED, REFUSED, DELIVERIES = (
     "accepted:", "applied", "rejected:", "refused:", "delivery:")
 #: moves accepted in one round trip against a foreseen state (service/domain/foresight.py)
 FORESEEN = "foreseen"
+#: of those, moves applied in that same round trip (service/domain/settle.py)
+SETTLED = "settled"
 #: where a move came from: the API (a player's signature), or the server (a timeout action,
 #: a move made by mail reply)
 SOURCES = ("api", "server")

@@ -81,24 +81,28 @@ return {'left', gid}
 
 # ---- a game's move stream and state --------------------------------------------------------
 
-# A Lua function: append an entry that passed every check after the chain head (a new seq),
-# note its nonce and the new chain head, and set the game's `scheduled` flag; with the queue's
-# ready list and drainers zset (`InlineWake`), hand the game to a live drainer too. Returns
-# ACCEPT_MOVE's {"ok", seq, wake}. Shared by ACCEPT_MOVE and ACCEPT_FORESEEN.
+# Lua functions: append an entry that passed every check after the chain head (a new seq),
+# noting its nonce and the new chain head (`add_entry`); set the game's `scheduled` flag and,
+# with the queue's ready list and drainers zset (`InlineWake`), hand the game to a live drainer
+# too (`schedule`, whose reply is ACCEPT_MOVE's `wake`); both (`append_entry`, returning
+# ACCEPT_MOVE's {"ok", seq, wake}). Shared by ACCEPT_MOVE, ACCEPT_FORESEEN and SETTLE_FORESEEN.
 APPEND_ENTRY = ONTO_READY + """
-local function append_entry(meta, moves, nonces, scheduled, ready, drainers, nonce, env,
-                            hash_b64, at, hash_hex, now, backlog, gid)
+local function add_entry(meta, moves, nonces, nonce, env, hash_b64, at, hash_hex)
   local seq = redis.call('HINCRBY', meta, 'head', 1)
   redis.call('XADD', moves, seq .. '-0', 'env', env, 'h', hash_b64, 't', at)
   redis.call('HSET', nonces, nonce, seq)
   redis.call('HSET', meta, 'last_hash', hash_hex)
-  if not redis.call('SET', scheduled, '1', 'NX', 'EX', 3600) then
-    return {'ok', tostring(seq), '0'}
-  end
-  if ready and onto_ready(ready, drainers, now, backlog, gid) then
-    return {'ok', tostring(seq), 'queued'}
-  end
-  return {'ok', tostring(seq), '1'}
+  return seq
+end
+local function schedule(scheduled, ready, drainers, now, backlog, gid)
+  if not redis.call('SET', scheduled, '1', 'NX', 'EX', 3600) then return '0' end
+  if ready and onto_ready(ready, drainers, now, backlog, gid) then return 'queued' end
+  return '1'
+end
+local function append_entry(meta, moves, nonces, scheduled, ready, drainers, nonce, env,
+                            hash_b64, at, hash_hex, now, backlog, gid)
+  local seq = add_entry(meta, moves, nonces, nonce, env, hash_b64, at, hash_hex)
+  return {'ok', tostring(seq), schedule(scheduled, ready, drainers, now, backlog, gid)}
 end
 """
 
@@ -133,53 +137,68 @@ return append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[2
                     ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 """
 
-# A move checked by a web process against the state it foresaw (`service.domain.foresight`),
-# appended in the move's only round trip if the game is where that process expects it: every
+# Lua functions shared by ACCEPT_FORESEEN and SETTLE_FORESEEN, whose KEYS and ARGV begin alike
+# (below). `foreseen_check(n, m)`: charge the move's rate limits as the web charges them
+# otherwise (`service.web.fastpath.quota.MoveCharges`, with `limits`' INCRBY-then-EXPIRE): each
+# address counter first, then each signer counter tested (`charge_signer` charges them once
+# the move is appended); then check that the game is where the web process foresaw it: every
 # entry applied (`applied` = `head` = the foreseen seq), the last item of `hashes` the foreseen
 # state's ("<seq> <digest>": the stored state is the one the move was checked against), the
-# step and chain head as expected, the game active, the nonce unused. Otherwise nothing is
-# appended and the script answers what `Store.accept_contexts` reads, for the usual checks.
-# The move's rate limits are charged here as the web charges them otherwise
-# (`service.web.fastpath.quota.MoveCharges`, with `limits`' INCRBY-then-EXPIRE): each address
-# counter first, then each signer counter tested, and charged once the move is appended.
+# step and chain head as expected, the game active, the nonce unused. Returns nil if all holds,
+# else the script's reply: {"limit", "address" | "signer"} (nothing appended) or
+# {"miss", meta (flat HGETALL), stored state or nil, seq of the nonce or nil}, what
+# `Store.accept_contexts` reads, for the usual checks.
 # KEYS: meta, moves, nonces, scheduled, state, hashes, metrics, submitted notes, then the
-#       address counters and the signer counters[, ready list, drainers zset]
+#       address counters and the signer counters, ...
 # ARGV: address counters (n), signer counters (m), foreseen `hashes` item, foreseen seq,
 #       step, nonce, envelope, previous entry hash (hex), entry hash (base64url), accepted_at,
 #       entry hash (hex), the metrics' accepted field, now (ms), the metrics' foreseen field,
-#       then (limit, window in s) per counter[, then `onto_ready`'s: now (ms), backlog,
-#       game id]
-# -> {"ok", seq, wake} (as ACCEPT_MOVE) | {"limit", "address" | "signer"} (nothing appended)
-#  | {"miss", meta (flat HGETALL), stored state or nil, seq of the nonce or nil}
-ACCEPT_FORESEEN = APPEND_ENTRY + """
-local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
+#       then (limit, window in s) per counter, ...
+FORESEEN_CHECK = APPEND_ENTRY + """
 local function charge(i)
   local count = redis.call('INCRBY', KEYS[8 + i], 1)
   if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[14 + 2 * i]) end
   return count
 end
-local over = false
-for i = 1, n do
-  if charge(i) > tonumber(ARGV[13 + 2 * i]) then over = true end
+local function charge_signer(n, m)
+  for i = n + 1, n + m do charge(i) end
 end
-if over then return {'limit', 'address'} end
-for i = n + 1, n + m do
-  if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[13 + 2 * i]) then
-    return {'limit', 'signer'}
+local function foreseen_check(n, m)
+  local over = false
+  for i = 1, n do
+    if charge(i) > tonumber(ARGV[13 + 2 * i]) then over = true end
   end
+  if over then return {'limit', 'address'} end
+  for i = n + 1, n + m do
+    if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[13 + 2 * i]) then
+      return {'limit', 'signer'}
+    end
+  end
+  local meta = redis.call('HMGET', KEYS[1], 'status', 'applied', 'head', 'step', 'last_hash')
+  local seen = redis.call('HGET', KEYS[3], ARGV[6])
+  if seen or meta[1] ~= 'active' or meta[2] ~= ARGV[4] or meta[3] ~= ARGV[4]
+      or meta[4] ~= ARGV[5] or (meta[5] or '') ~= ARGV[8]
+      or redis.call('LINDEX', KEYS[6], -1) ~= ARGV[3] then
+    return {'miss', redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[5]), seen}
+  end
+  return nil
 end
-local meta = redis.call('HMGET', KEYS[1], 'status', 'applied', 'head', 'step', 'last_hash')
-local seen = redis.call('HGET', KEYS[3], ARGV[6])
-if seen or meta[1] ~= 'active' or meta[2] ~= ARGV[4] or meta[3] ~= ARGV[4]
-    or meta[4] ~= ARGV[5] or (meta[5] or '') ~= ARGV[8]
-    or redis.call('LINDEX', KEYS[6], -1) ~= ARGV[3] then
-  return {'miss', redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[5]), seen}
-end
+"""
+
+# A move checked by a web process against the state it foresaw (`service.domain.foresight`),
+# appended in the move's only round trip if `foreseen_check` passes; the worker applies it.
+# KEYS: FORESEEN_CHECK's[, ready list, drainers zset]
+# ARGV: FORESEEN_CHECK's[, then `onto_ready`'s: now (ms), backlog, game id]
+# -> {"ok", seq, wake} (as ACCEPT_MOVE) | FORESEEN_CHECK's refusals
+ACCEPT_FORESEEN = FORESEEN_CHECK + """
+local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
+local refused = foreseen_check(n, m)
+if refused then return refused end
 local wake = 15 + 2 * (n + m)
 local reply = append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[9 + n + m],
                            KEYS[10 + n + m], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11],
                            ARGV[wake], ARGV[wake + 1], ARGV[wake + 2])
-for i = n + 1, n + m do charge(i) end
+charge_signer(n, m)
 redis.call('HINCRBY', KEYS[7], ARGV[12], 1)
 redis.call('HINCRBY', KEYS[7], ARGV[14], 1)
 redis.call('HSETNX', KEYS[8], ARGV[6], ARGV[13])
@@ -188,23 +207,31 @@ return reply
 
 # ---- the players' live feeds (service.storage.live) ------------------------------------------
 
-# A Lua function: append entries to players' feeds (capped streams) and announce them all in
+# Lua functions: append entries to players' feeds (capped streams) and announce them all in
 # one message on the feeds channel, a line "<feed key> <entry id> <entry>" each, in order; the
-# stream process hands them to the open streams without reading the feeds back. Arguments from
-# ARGV[at]: the channel, the cap, the TTL (s), then pairs (feed's number after KEYS[base], entry).
+# stream process hands them to the open streams without reading the feeds back. `feed_write`
+# takes pairs {feed key, entry}; `feed_append` reads its arguments from ARGV[at]: the channel,
+# the cap, the TTL (s), then pairs (feed's number after KEYS[base], entry).
 FEED_APPEND = """
-local function feed_append(base, at)
-  local maxlen, ttl, lines, touched = ARGV[at + 1], ARGV[at + 2], {}, {}
-  for i = at + 3, #ARGV, 2 do
-    local key = KEYS[base + tonumber(ARGV[i])]
-    local id = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'd', ARGV[i + 1])
+local function feed_write(items, channel, maxlen, ttl)
+  local lines, touched = {}, {}
+  for _, item in ipairs(items) do
+    local key, entry = item[1], item[2]
+    local id = redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', 'd', entry)
     if not touched[key] then
       touched[key] = true
       redis.call('EXPIRE', key, ttl)
     end
-    lines[#lines + 1] = key .. ' ' .. id .. ' ' .. ARGV[i + 1]
+    lines[#lines + 1] = key .. ' ' .. id .. ' ' .. entry
   end
-  if #lines > 0 then redis.call('PUBLISH', ARGV[at], table.concat(lines, '\\n')) end
+  if #lines > 0 then redis.call('PUBLISH', channel, table.concat(lines, '\\n')) end
+end
+local function feed_append(base, at)
+  local items = {}
+  for i = at + 3, #ARGV, 2 do
+    items[#items + 1] = {KEYS[base + tonumber(ARGV[i])], ARGV[i + 1]}
+  end
+  feed_write(items, ARGV[at], ARGV[at + 1], ARGV[at + 2])
 end
 """
 
@@ -214,6 +241,56 @@ end
 APPEND_FEEDS = FEED_APPEND + """
 feed_append(0, 1)
 return 1
+"""
+
+# A Lua function: write a resolution (COMMIT's and SETTLE_FORESEEN's writes, the guard
+# checked by the caller). `k`: the keys meta, state, events, draws, rejected, hashes, outbox,
+# moves; `fields` (meta), `events`, `draws`, `rejected` (seq -> JSON), `hashes` and `notices`
+# decoded; `feeds`: a function appending the live feeds' entries, or nil. Returns COMMIT's
+# reply once written: 1, or the history segments due.
+# Events go onto the `events` list as "<event id> <event>"; a game whose events are still the
+# stream of before packing has them moved onto the list first.
+# A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
+# as the load generator; nothing depends on it being heard).
+COMMIT_GAME = FEED_APPEND + """
+local function commit_game(k, state, fields, events, draws, rejected, hashes, notices,
+                           channel, announce, size, feeds)
+  if redis.call('TYPE', k[3]).ok == 'stream' then
+    local old = redis.call('XRANGE', k[3], '-', '+')
+    redis.call('DEL', k[3])
+    for _, e in ipairs(old) do
+      redis.call('RPUSH', k[3], string.match(e[1], '^%d+') .. ' ' .. e[2][2])
+    end
+  end
+  local applied = tonumber(redis.call('HGET', k[1], 'applied') or '0')
+  local had_events = redis.call('LLEN', k[3])
+  local listed = redis.call('LLEN', k[6])
+  redis.call('SET', k[2], state)
+  for f, v in pairs(fields) do redis.call('HSET', k[1], f, v) end
+  local n = tonumber(redis.call('HGET', k[1], 'events') or '0')
+  for _, e in ipairs(events) do
+    n = n + 1
+    redis.call('RPUSH', k[3], n .. ' ' .. e)
+  end
+  redis.call('HSET', k[1], 'events', n)
+  for _, d in ipairs(draws) do redis.call('RPUSH', k[4], d) end
+  for seq, v in pairs(rejected) do redis.call('HSET', k[5], seq, v) end
+  for _, h in ipairs(hashes) do redis.call('RPUSH', k[6], h) end
+  for _, x in ipairs(notices) do redis.call('RPUSH', k[7], x) end
+  redis.call('PUBLISH', channel, announce)
+  if feeds then feeds() end
+  size = tonumber(size)
+  local p = redis.call('HMGET', k[1], 'packed_moves', 'packed_events', 'packed_hashes')
+  local pm, pe, ph = tonumber(p[1] or '0'), tonumber(p[2] or '0'), tonumber(p[3] or '0')
+  local m = applied - applied % size
+  local ev, h = pe + had_events - had_events % size, ph + listed - listed % size
+  if m <= pm and ev <= pe and h <= ph then return 1 end
+  local due = {{}, {}, {}, pm, pe, ph}
+  if m > pm then due[1] = redis.call('XRANGE', k[8], (pm + 1) .. '-0', m .. '-0') end
+  if ev > pe then due[2] = redis.call('LRANGE', k[3], 0, ev - pe - 1) end
+  if h > ph then due[3] = redis.call('LRANGE', k[6], 0, h - ph - 1) end
+  return due
+end
 """
 
 # KEYS: meta, state, events, draws, rejected, hashes, outbox, moves
@@ -226,49 +303,80 @@ return 1
 #    (`service.storage.history_segments`): {move entries (XRANGE), event items, hash items,
 #    moves packed, events packed, hashes packed}: what existed before this commit past what
 #    is packed, in whole segments (moves: applied ones only)
-# Events go onto the `events` list as "<event id> <event>"; a game whose events are still the
-# stream of before packing has them moved onto the list first.
-# A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
-# as the load generator; nothing depends on it being heard).
 # With the live feeds on the same Redis, the commit appends its entries to them too
 # (FEED_APPEND): KEYS from the 9th are the feeds, ARGV from the 13th FEED_APPEND's arguments.
-COMMIT = FEED_APPEND + """
+COMMIT = COMMIT_GAME + """
 if (redis.call('HGET', KEYS[1], ARGV[1]) or '') ~= ARGV[2] then return 0 end
-if redis.call('TYPE', KEYS[3]).ok == 'stream' then
-  local old = redis.call('XRANGE', KEYS[3], '-', '+')
-  redis.call('DEL', KEYS[3])
-  for _, e in ipairs(old) do
-    redis.call('RPUSH', KEYS[3], string.match(e[1], '^%d+') .. ' ' .. e[2][2])
+local feeds = nil
+if ARGV[13] then feeds = function() feed_append(8, 13) end end
+return commit_game({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]},
+                   ARGV[3], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]),
+                   cjson.decode(ARGV[6]), cjson.decode(ARGV[7]), cjson.decode(ARGV[8]),
+                   cjson.decode(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], feeds)
+"""
+
+# A move checked by a web process against the state it foresaw, appended and applied in the
+# move's only round trip (`service.domain.settle`): FORESEEN_CHECK, then the entry appended
+# and its resolution written (`commit_game`), which the web process computed as a worker
+# would (it draws nothing and does not end the game). The live feeds' entries of every seated
+# player come along; only those of players listening now are written. A notice is recorded
+# only where a delivery may follow from it (as `service.notify.dispatch` decides): its kind is
+# "always" (it schedules a deadline), or its player has webhooks, or it is a "mail" kind and
+# the player has an email address. Then the game goes to the notify set and is woken, so
+# that a worker dispatches them; else nothing waits for a worker.
+# KEYS: FORESEEN_CHECK's (n + m counters), then events, draws, rejected, outbox, the notify
+#       set, the live players' zset, ready list, drainers zset, then per seated player: its
+#       feed, its record, its webhooks' set
+# ARGV: FORESEEN_CHECK's, then from s = 15 + 2 (n + m): state (stored form), meta fields,
+#       events, hashes (JSON as for COMMIT), APPLIED_CHANNEL, "<game id> <applied>", entries
+#       per history segment, the metrics' applied field, its latency bucket field, its
+#       settled field, now (s), backlog, game id, the feeds' channel, cap and TTL (s), the
+#       seated players (JSON array), their feeds' entries (JSON array of arrays, by seat),
+#       the notices (JSON array of [seat + 1, kind, notice])
+# -> {"settled", seq, wake (as ACCEPT_MOVE's, "0" when no notice was recorded), COMMIT's
+#     reply} | FORESEEN_CHECK's refusals
+SETTLE_FORESEEN = FORESEEN_CHECK + COMMIT_GAME + """
+local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
+local refused = foreseen_check(n, m)
+if refused then return refused end
+local c, s = 8 + n + m, 15 + 2 * (n + m)
+local seq = add_entry(KEYS[1], KEYS[2], KEYS[3], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11])
+charge_signer(n, m)
+for _, field in ipairs({ARGV[12], ARGV[14], ARGV[s + 7], ARGV[s + 8], ARGV[s + 9]}) do
+  redis.call('HINCRBY', KEYS[7], field, 1)
+end
+local players, entries = cjson.decode(ARGV[s + 16]), cjson.decode(ARGV[s + 17])
+local function player_key(i, which) return KEYS[c + 8 + 3 * (i - 1) + which] end
+local written = {}
+for i, pid in ipairs(players) do
+  local till = redis.call('ZSCORE', KEYS[c + 6], pid)
+  if till and tonumber(till) > tonumber(ARGV[s + 10]) then
+    for _, e in ipairs(entries[i]) do written[#written + 1] = {player_key(i, 1), e} end
   end
 end
-local applied = tonumber(redis.call('HGET', KEYS[1], 'applied') or '0')
-local events = redis.call('LLEN', KEYS[3])
-local listed = redis.call('LLEN', KEYS[6])
-redis.call('SET', KEYS[2], ARGV[3])
-for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
-local n = tonumber(redis.call('HGET', KEYS[1], 'events') or '0')
-for _, e in ipairs(cjson.decode(ARGV[5])) do
-  n = n + 1
-  redis.call('RPUSH', KEYS[3], n .. ' ' .. e)
+local told = {}
+for _, t in ipairs(cjson.decode(ARGV[s + 18])) do
+  local i, kind = t[1], t[2]
+  if kind == 'always' or redis.call('SCARD', player_key(i, 3)) > 0
+      or (kind == 'mail' and (redis.call('HGET', player_key(i, 2), 'email') or '') ~= '') then
+    told[#told + 1] = t[3]
+  end
 end
-redis.call('HSET', KEYS[1], 'events', n)
-for _, d in ipairs(cjson.decode(ARGV[6])) do redis.call('RPUSH', KEYS[4], d) end
-for k, v in pairs(cjson.decode(ARGV[7])) do redis.call('HSET', KEYS[5], k, v) end
-for _, h in ipairs(cjson.decode(ARGV[8])) do redis.call('RPUSH', KEYS[6], h) end
-for _, x in ipairs(cjson.decode(ARGV[9])) do redis.call('RPUSH', KEYS[7], x) end
-redis.call('PUBLISH', ARGV[10], ARGV[11])
-if ARGV[13] then feed_append(8, 13) end
-local size = tonumber(ARGV[12])
-local p = redis.call('HMGET', KEYS[1], 'packed_moves', 'packed_events', 'packed_hashes')
-local pm, pe, ph = tonumber(p[1] or '0'), tonumber(p[2] or '0'), tonumber(p[3] or '0')
-local m = applied - applied % size
-local ev, h = pe + events - events % size, ph + listed - listed % size
-if m <= pm and ev <= pe and h <= ph then return 1 end
-local due = {{}, {}, {}, pm, pe, ph}
-if m > pm then due[1] = redis.call('XRANGE', KEYS[8], (pm + 1) .. '-0', m .. '-0') end
-if ev > pe then due[2] = redis.call('LRANGE', KEYS[3], 0, ev - pe - 1) end
-if h > ph then due[3] = redis.call('LRANGE', KEYS[6], 0, h - ph - 1) end
-return due
+if #told > 0 then redis.call('SADD', KEYS[c + 5], ARGV[s + 12]) end
+local feeds = nil
+if #written > 0 then
+  feeds = function() feed_write(written, ARGV[s + 13], ARGV[s + 14], ARGV[s + 15]) end
+end
+local due = commit_game({KEYS[1], KEYS[5], KEYS[c + 1], KEYS[c + 2], KEYS[c + 3], KEYS[6],
+                         KEYS[c + 4], KEYS[2]},
+                        ARGV[s], cjson.decode(ARGV[s + 1]), cjson.decode(ARGV[s + 2]), {}, {},
+                        cjson.decode(ARGV[s + 3]), told, ARGV[s + 4], ARGV[s + 5], ARGV[s + 6],
+                        feeds)
+local wake = '0'
+if #told > 0 then
+  wake = schedule(KEYS[4], KEYS[c + 7], KEYS[c + 8], ARGV[13], ARGV[s + 11], ARGV[s + 12])
+end
+return {'settled', tostring(seq), wake, due}
 """
 
 # KEYS: meta, moves, events, hashes, then the segment lists of moves, events, hashes

@@ -71,6 +71,7 @@ from service.storage import history_segments as segments
 from service.storage import live as live_feeds
 from service.storage.keys import (
     APPLIED_CHANNEL,
+    FEEDS_CHANNEL,
     GAMES_KEY,
     LIVE_PLAYERS_KEY,
     METRICS_KEY,
@@ -78,10 +79,12 @@ from service.storage.keys import (
     PENDING_KEY,
     game_key,
     key_key,
+    live_key,
     open_games_key,
     player_games_key,
     player_key,
     player_keys_key,
+    player_webhooks_key,
     public_key_key,
     token_key,
     tokens_key,
@@ -97,6 +100,7 @@ from service.storage.scripts import (
     PACK_HISTORY,
     READ_FOR_RESOLVE,
     RELEASE_LOCK,
+    SETTLE_FORESEEN,
 )
 from service.storage.state_packing import pack_state, unpack_state
 
@@ -244,6 +248,8 @@ class Store:
         #: different nodes: there a move always reads its context first
         self._foreseen = (client.register_script(ACCEPT_FORESEEN)
                           if isinstance(client, redis.Redis) else None)
+        self._settle = (client.register_script(SETTLE_FORESEEN)
+                        if isinstance(client, redis.Redis) else None)
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
@@ -490,6 +496,65 @@ class Store:
         with the append; counted in the metrics' two fields (accepted, foreseen). The reply:
         {"ok", seq, wake}, {"limit", which}, or {"miss", meta, state, seq of the nonce}, the
         context `accept_contexts` reads (the state unpacked)."""
+        keys, args = self._foreseen_call(row, item, seq, metrics_fields, address, signer)
+        if self.inline_wake is not None:
+            keys += self.inline_wake.keys
+            args += self.inline_wake.args(row[0])
+        reply = self._after(self._foreseen, [(keys, args)],
+                            first=[("SADD", PENDING_KEY, row[0])])[0]
+        return self._foreseen_reply(reply)
+
+    @property
+    def settles(self) -> bool:
+        """Whether a web process may apply a foreseen move itself (`settle_foreseen`): on one
+        Redis that also holds the queue and the live feeds (the default deployment)."""
+        return (self._settle is not None and self.inline_wake is not None
+                and self.feeds_ride)
+
+    def settle_foreseen(self, row: tuple[str, int, str, str, str, str, int], item: str,
+                        seq: int, metrics_fields: tuple[str, str, str, str, str],
+                        commit: Commit, players: list[str], feeds: list[list[str]],
+                        notices: list[tuple[int, str, str]],
+                        address: Sequence[tuple[str, int, int]] = (),
+                        signer: Sequence[tuple[str, int, int]] = ()) -> list[Any]:
+        """`accept_foreseen`, and the entry applied at once: `commit` (its resolution, as a
+        worker would write it) written in the same script (SETTLE_FORESEEN), with the live
+        feeds' entries of the seated `players` (`feeds`, by seat; written for those listening)
+        and the commit's notices as (seat, `notices.reach`, notice), recorded where a delivery
+        may follow. Counted in the metrics' fields: accepted, foreseen, applied, the latency's
+        bucket, settled. Only where `settles`. The reply: {"settled", seq, wake} (wake:
+        ACCEPT_MOVE's, for the notices recorded), or `accept_foreseen`'s refusals. History
+        segments the commit found due are packed after it."""
+        wake = self.inline_wake
+        assert self._settle is not None and wake is not None
+        gid = row[0]
+        keys, args = self._foreseen_call(row, item, seq, metrics_fields, address, signer)
+        keys += [*(game_key(gid, p) for p in ("events", "draws", "rejected", "outbox")),
+                 NOTIFY_KEY, LIVE_PLAYERS_KEY, *wake.keys]
+        for pid in players:
+            keys += [live_key(pid), player_key(pid), player_webhooks_key(pid)]
+        stored = [segments.hashes_item(s, digest) for s, digest in commit.hashes]
+        _, backlog, _ = wake.args(gid)
+        args += [pack_state(commit.state), orjson.dumps(commit.meta), orjson.dumps(commit.events),
+                 orjson.dumps(stored), APPLIED_CHANNEL,
+                 f"{gid} {commit.meta.get('applied', '0')}", segments.SEGMENT,
+                 metrics_fields[2], metrics_fields[3], metrics_fields[4], time.time(),
+                 backlog, gid, FEEDS_CHANNEL, live_feeds.FEED_LENGTH, live_feeds.FEED_TTL,
+                 orjson.dumps(players),
+                 orjson.dumps(feeds),
+                 orjson.dumps([[seat + 1, kind, notice] for seat, kind, notice in notices])]
+        reply = self._after(self._settle, [(keys, args)])[0]
+        if reply[0] != "settled":
+            return self._foreseen_reply(reply)
+        if isinstance(reply[3], list):
+            self._pack_history([(gid, reply[3])])
+        return reply[:3]
+
+    def _foreseen_call(self, row: tuple[str, int, str, str, str, str, int], item: str,
+                       seq: int, metrics_fields: Sequence[str],
+                       address: Sequence[tuple[str, int, int]],
+                       signer: Sequence[tuple[str, int, int]]) -> tuple[list[str], list[Any]]:
+        """The KEYS and ARGV that ACCEPT_FORESEEN and SETTLE_FORESEEN begin with."""
         gid, step, nonce, envelope, prev_hash, entry_hash, accepted_at = row
         counters = [*address, *signer]
         keys = [*(game_key(gid, p) for p in ("meta", "moves", "nonces", "scheduled", "state",
@@ -500,11 +565,10 @@ class Store:
                            metrics_fields[0], int(time.time() * 1000), metrics_fields[1]]
         for _, limit, window in counters:
             args += [limit, window]
-        if self.inline_wake is not None:
-            keys += self.inline_wake.keys
-            args += self.inline_wake.args(gid)
-        reply = self._after(self._foreseen, [(keys, args)],
-                            first=[("SADD", PENDING_KEY, gid)])[0]
+        return keys, args
+
+    @staticmethod
+    def _foreseen_reply(reply: list[Any]) -> list[Any]:
         if reply[0] == "miss":
             flat, state, seen = reply[1:]
             return ["miss", dict(zip(flat[::2], flat[1::2], strict=True)), unpack_state(state),

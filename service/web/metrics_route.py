@@ -61,8 +61,13 @@ class StoreCollector:
             "parley_moves_foreseen", "Moves of source api appended in one round trip, checked "
             "against the state the web process foresaw (the rest took two).",
             value=counts.get(records.FORESEEN, 0))
-        yield CounterMetricFamily("parley_moves_applied", "Accepted moves the resolve applied.",
-                                  value=counts.get(records.APPLIED, 0))
+        yield CounterMetricFamily(
+            "parley_moves_settled", "Of the foreseen moves, those the web process applied in "
+            "that same round trip (the rest were applied by a worker).",
+            value=counts.get(records.SETTLED, 0))
+        yield CounterMetricFamily(
+            "parley_moves_applied", "Accepted moves applied, by a worker's resolve or settled "
+            "by the web process.", value=counts.get(records.APPLIED, 0))
         yield _by_code(counts, records.REJECTED, "parley_moves_rejected",
                        "Accepted moves the resolve rejected (status `rejected`), by code.")
         yield _by_code(counts, records.REFUSED, "parley_moves_refused",

@@ -29,8 +29,13 @@ def apps(config: Config) -> tuple[Any, Any]:
 @pytest.fixture
 def game(apps, run_jobs) -> tuple[str, TestPlayer, TestPlayer]:
     """A Duel game in play, Red (ann, seat 0) to move; set up through the slow app."""
-    client = apps[1].test_client()
-    ann, bob = TestPlayer("ann").register(client), TestPlayer("bob").register(client)
+    return duel(apps[1].test_client(), run_jobs)
+
+
+def duel(client: Any, run_jobs: Any, names: tuple[str, str] = ("ann", "bob")
+         ) -> tuple[str, TestPlayer, TestPlayer]:
+    """`game`'s Duel, through `client`, between two new players of these names."""
+    ann, bob = TestPlayer(names[0]).register(client), TestPlayer(names[1]).register(client)
     gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                          "options": DUEL}, headers=ann.auth).get_json()["id"]
     for p in (ann, bob):

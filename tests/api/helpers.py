@@ -44,6 +44,18 @@ def post_move(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
     return client.post(f"/v1/games/{gid}/moves", json=env)
 
 
+def post_together(client: Any, envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Post envelopes signed with one key in one batch: each is checked against the game as
+    it was before any of them, so two moves for one step are both accepted, and the second
+    is rejected when resolved (posted one by one, the second could meet the first applied
+    already, and be refused at once). -> each accepted move's answer."""
+    resp = client.post("/v1/moves", json={"envelopes": envelopes})
+    assert resp.status_code == 200, resp.get_json()
+    results = resp.get_json()["results"]
+    assert all("problem" not in r for r in results), results
+    return results
+
+
 def play_out(client: Any, run_jobs: Any, gid: str, players: dict[int, TestPlayer], seed: int,
              limit: int = 3000, after: Callable[[], None] | None = None) -> dict[str, Any]:
     """Random legal moves by every seat asked, until the game ends; -> the final summary.

@@ -23,6 +23,13 @@ from workers.resolve import drain
 BOB_MOVE = {"type": "move", "from": "a7", "to": "a6"}
 
 
+@pytest.fixture(autouse=True)
+def _appending_only(apps) -> None:
+    """These tests are about the foreseen append a worker then applies: the path of a move
+    the web process does not settle itself (tests/api/test_settle.py), taken here for all."""
+    _foresight(apps[0]).settles = False
+
+
 def _calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     """The store's two ways of starting a move, as called from now on: `contexts` (the
     first of two round trips), `foreseen` (the foreseen attempt's reply kinds)."""
@@ -185,6 +192,7 @@ def test_a_foreseen_move_is_charged_like_any_other(config, game, monkeypatch) ->
     gid, ann, bob = game
     limited = make_app(config, hot=True, limits=True), make_app(config, hot=False, limits=True)
     fast = limited[0]
+    _foresight(fast).settles = False
     _limits(limited, "100/minute", "2/minute")
     queue = _live_drainer(fast)
     _two_moves(fast, gid, ann, bob, queue)  # Ann: 1 of 2

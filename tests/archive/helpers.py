@@ -7,7 +7,7 @@ from typing import Any
 
 from service.storage.keys import game_key
 from service.storage.store import Store
-from tests.api.helpers import view
+from tests.api.helpers import post_together, view
 from tests.ops.helpers import play_duel
 from tests.players import TestPlayer
 
@@ -30,10 +30,10 @@ def finished_duel(client: Any, run_jobs: Any, names: tuple[str, ...] = ("ann", "
     game = Finished(gid, players)
     seat = client.get(f"/v1/games/{gid}").get_json()["to_act"][0]
     v = view(client, gid, players[seat])
-    for move in v["legal_moves"][:2]:  # the second names a step the first closes: rejected
-        env = players[seat].envelope(gid, seat, v["step"], move)
-        assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
-        game.posted.append(env)
+    # the second names a step the first closes: rejected
+    envs = [players[seat].envelope(gid, seat, v["step"], move) for move in v["legal_moves"][:2]]
+    post_together(client, envs)
+    game.posted += envs
     run_jobs()
     resign = players[1].envelope(gid, 1, view(client, gid, players[1])["step"],
                                  {"type": "resign"})

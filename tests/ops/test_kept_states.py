@@ -40,6 +40,7 @@ def _move(client, gid: str, players: dict) -> None:
 def test_the_next_resolve_uses_the_state_the_worker_kept(app, client, run_jobs,
                                                          monkeypatch) -> None:
     store = app.extensions["parley_store"]
+    app.wsgi_app.foresight.settles = False  # every move for the worker to apply
     gid, players = new_game(client, "stratego", {"army": "duel"})
     run_jobs()
     for seat, p in players.items():  # the setups

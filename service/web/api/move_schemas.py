@@ -18,7 +18,8 @@ class ReceiptSchema(Schema):
 
 class MoveAcceptedSchema(Schema):
     id = fields.Integer(required=True, metadata={"description": "the move's sequence number"})
-    status = fields.String(required=True)
+    status = fields.String(required=True, metadata={
+        "description": "`queued`, or `applied` when the server applied the move at once"})
     location = fields.String()
     receipt = fields.Nested(ReceiptSchema)
 

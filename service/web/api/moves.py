@@ -37,7 +37,8 @@ class Moves(MethodView):
     def post(self, game: str) -> tuple:
         """Submit a signed move envelope. It is checked at once (schema, key, signature, seat,
         turn, step, nonce, and a dry run of the rules), stored durably and queued: poll
-        `Location` until `applied` or `rejected`. Posting the same envelope again returns the
+        `Location` until `applied` or `rejected` (the answer's `status` says `applied` already
+        when the server applied the move at once). Posting the same envelope again returns the
         same move. Rate-limited per address and per signing player (429 `rate_limited`)."""
         store = deps.store()
         accepted = submit_move(store, game, request.get_data(cache=False), deps.server_key())

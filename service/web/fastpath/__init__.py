@@ -68,7 +68,7 @@ class HotPaths:
         self.max_body = config.MAX_CONTENT_LENGTH
         self.quota = MoveQuota(app) if config.RATE_LIMITS_ENABLED else None
         #: this process's foreseen games: a move to one of them costs one round trip
-        self.foresight = Foresight(config.FORESEE_GAMES)
+        self.foresight = Foresight(config.FORESEE_GAMES, config.SETTLE_MOVES)
         self.route, self.location = routes(app)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]

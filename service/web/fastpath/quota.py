@@ -151,14 +151,15 @@ class MoveCharges:
                 [(counter, item.amount, item.get_expiry()) for item, counter in self.player])
 
     def foreseen(self, outcome: str, detail: Any) -> None:
-        """ACCEPT_FORESEEN charged the address unless the address broke its limit (then the
-        app counts it again and refuses, as after `check`); and the signer with the move."""
+        """ACCEPT_FORESEEN (or SETTLE_FORESEEN) charged the address unless the address broke
+        its limit (then the app counts it again and refuses, as after `check`); and the signer
+        with the move."""
         if outcome == "limit" and detail == "address":
             raise QuotaBreached
         self.address_charged = True
         if outcome == "limit":
             raise QuotaBreached
-        self.signer_charged = outcome == "ok"
+        self.signer_charged = outcome in ("ok", "settled")
 
     def mark(self, environ: dict[str, Any]) -> None:
         """Before a hand-over: the app must not charge again what this request was charged."""
