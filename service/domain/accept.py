@@ -193,8 +193,10 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
             settlement.resolution.commit, settlement.players, settlement.feeds,
             settlement.notices, address, signer)
     else:
-        if not settling:  # else it draws or ends the game: foreseeing would fail as settling
-            append.basis = (foreseen.game, state, foreseen.seq + 1)  # did (and it changed state)
+        if not settling:
+            append.basis = (foreseen.game, state, foreseen.seq + 1)
+        # else the move draws or ends the game, so foreseeing would fail as settling did, and
+        # settling changed `state`: nothing is foreseen after it
         reply = store.accept_foreseen(row, foreseen.item, foreseen.seq, counted, address,
                                       signer)
     if rider is not None:
