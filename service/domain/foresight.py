@@ -98,8 +98,7 @@ class Foresight:
 
     def keep(self, foreseen: Foreseen) -> None:
         """Keep a foreseen state computed elsewhere (a settled move's, `settle`)."""
-        if self._games.size > 0:
-            self._games.put(foreseen.game.id, foreseen)
+        self._games.put(foreseen.game.id, foreseen)
 
     def foresee(self, game: Game, state: dict[str, Any], seat: int, move: dict[str, Any],
                 seq: int, chain_head: str) -> None:

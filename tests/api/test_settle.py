@@ -36,16 +36,9 @@ from tests.api.test_foresight import BOB_MOVE as BOB_FIRST
 from tests.api.test_foresight import _drain, _foresight, _live_drainer, _two_moves
 from tests.api.test_hotpaths import MOVE as ANN_FIRST
 from tests.api.test_hotpaths import _limits, _post, _refused, _round_trips
-from tests.players import TestPlayer
 
 ANN_MOVE = {"type": "move", "from": "a5", "to": "a4"}
 BOB_MOVE = {"type": "move", "from": "a6", "to": "a5"}
-
-
-def _opening(app: Any, gid: str, ann: TestPlayer, bob: TestPlayer, queue: Any) -> None:
-    """Ann's and Bob's first moves through `app`, each applied by a worker (the app knew
-    neither key before): the app then foresees Ann's next move."""
-    _two_moves(app, gid, ann, bob, queue)
 
 
 def _settled_count(store: Store) -> int:
@@ -69,7 +62,8 @@ def test_a_foreseen_move_is_applied_in_its_one_round_trip(apps, game, run_jobs,
     gid, ann, bob = game
     fast, slow = apps
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)
+    # both first moves applied by a worker (the app knew neither key): Ann's next is foreseen
+    _two_moves(fast, gid, ann, bob, queue)
     store = fast.extensions["parley_store"]
     assert store.settles and _settled_count(store) == 0
     store.r.script_load(SETTLE_FORESEEN)  # as after the first settled move since Redis started
@@ -130,7 +124,7 @@ def test_a_listening_player_hears_a_settled_move(apps, game) -> None:
     gid, ann, bob = game
     fast, slow = apps
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)
+    _two_moves(fast, gid, ann, bob, queue)
     store = fast.extensions["parley_store"]
     store.r.zadd(LIVE_PLAYERS_KEY, {bob.id: 2**40})  # Bob's stream is open; Ann's is not
     assert _post(fast, gid, ann.envelope(gid, 0, 3, ANN_MOVE)).status_code == 202
@@ -148,7 +142,7 @@ def test_a_notice_goes_to_a_worker_only_where_it_can_be_delivered(apps, game, re
     gid, ann, bob = game
     fast, _ = apps
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)
+    _two_moves(fast, gid, ann, bob, queue)
     store = fast.extensions["parley_store"]
     if reach == "email":
         store.r.hset(player_key(bob.id), "email", "bob@example.org")
@@ -180,7 +174,7 @@ def test_a_wrong_foresight_settles_nothing(apps, game, monkeypatch) -> None:
     gid, ann, bob = game
     fast, _ = apps
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)
+    _two_moves(fast, gid, ann, bob, queue)
     store = fast.extensions["parley_store"]
     _foresight(fast)._games.get(gid).item = "4 not-the-digest"
     before = _history(store, gid)
@@ -215,7 +209,7 @@ def test_a_settled_move_is_charged_like_any_other(config, game, monkeypatch) -> 
     fast = limited[0]
     _limits(limited, "100/minute", "2/minute")
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)  # Ann: 1 of 2
+    _two_moves(fast, gid, ann, bob, queue)  # Ann: 1 of 2
     resp = _post(fast, gid, ann.envelope(gid, 0, 3, ANN_MOVE))
     assert resp.get_json()["status"] == "applied"  # Ann: 2 of 2
     assert _post(fast, gid, bob.envelope(gid, 1, 4, BOB_MOVE)).get_json()["status"] == "applied"
@@ -280,7 +274,7 @@ def test_foresight_off_settles_nothing(config, game) -> None:
     fast = make_app(config, hot=True)
     _foresight(fast).settles = False
     queue = _live_drainer(fast)
-    _opening(fast, gid, ann, bob, queue)
+    _two_moves(fast, gid, ann, bob, queue)
     resp = _post(fast, gid, ann.envelope(gid, 0, 3, ANN_MOVE))
     assert resp.get_json()["status"] == "queued"
     assert _settled_count(fast.extensions["parley_store"]) == 0
