@@ -162,6 +162,9 @@ class Engine(Protocol):
     error_codes: Mapping[str, str]
     #: the text notation of moves in a sentence or two, with an example (mail, CLI, docs)
     notation: str
+    #: optional (`key_order_free`): True when nothing the engine returns depends on the
+    #: insertion order of the state's dicts
+    key_order_free: bool
 
     def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
         """Defaults filled in; raises IllegalMove("invalid_options", ...) on a bad value."""
@@ -205,6 +208,17 @@ class Engine(Protocol):
         """Optional: one sentence for an event as `view_event` showed it to a reader ("" not
         worth a line, None: no sentence of the engine's own); see "Event sentences"."""
         return None
+
+
+def key_order_free(engine: object) -> bool:
+    """Whether the engine says that nothing it returns (`legal_moves` and their order, `apply`'s
+    canonical state and events, the values of views) depends on the insertion order of the
+    state's dicts.
+    The state `apply` returns and the same state parsed back from its stored JSON (sorted
+    keys) are then interchangeable, and the platform skips the parse where it would be made
+    only to list the legal moves in the stored state's order (a settled move's live feed,
+    its foreseen state). False for an engine that does not say."""
+    return getattr(engine, "key_order_free", False) is True
 
 
 def event_sentence(engine: object, event: Mapping[str, JSON], name: Namer) -> str | None:

@@ -218,7 +218,7 @@ def drain_many(gids: list[str], wait: float, taking: Taking | None = None) -> in
                 tally.resolved(gid, reads[gid], plan.commit.rejected, noted[gid],
                                done.caught_up)
                 if plan.item is not None:
-                    states.put(gid, Kept(plan.item, plan.commit.state, plan.stored_state()))
+                    states.put(gid, Kept(plan.item, plan.commit.state, plan.listing_state()))
         caught_up = []
         for gid, done in resolved:
             total += done.count

@@ -54,6 +54,8 @@ class Stratego:
     move_schema: Mapping[str, JSON] = MappingProxyType(_notation.MOVE_SCHEMA)
     error_codes: Mapping[str, str] = MappingProxyType(rules.MESSAGES)
     notation = _notation.NOTATION
+    #: the legal moves are listed in the squares' sorted order (`rules._play_moves`)
+    key_order_free = True
 
     def validate_options(self, options: Mapping[str, JSON], seats: int) -> dict[str, JSON]:
         """Defaults filled in (§3 "Options"); raises invalid_options on a bad value."""

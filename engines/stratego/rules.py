@@ -358,7 +358,9 @@ def _play_moves(state: State, seat: int) -> Iterator[Move]:
     """Every legal `move` of `seat` (§5.2-5.5), generated straight from the board.
 
     The hot path of random playouts: only moves of the §5.4 piece and plain moves next to
-    the last evader (§5.5) need more than a look at the target square.
+    the last evader (§5.5) need more than a look at the target square. The squares are taken
+    in sorted order, so the list is the same whatever order the board's keys were inserted in
+    (`key_order_free`): as the state `apply` returns, or as parsed back from its stored JSON.
     """
     board: dict[str, str] = state["board"]
     pieces = state["pieces"]
@@ -366,7 +368,7 @@ def _play_moves(state: State, seat: int) -> Iterator[Move]:
     ban_uid, ban = _two_square_ban(state["recent"][str(seat)])
     more = _MoreSquare(state)
     guarded = bool(more.guard)
-    for frm, uid in tuple(board.items()):
+    for frm, uid in sorted(board.items()):
         if uid[0] != mine:
             continue
         kind = pieces[uid]["piece"]

@@ -29,6 +29,7 @@ from typing import Any
 
 from parley_protocol import signing
 
+from engines.contract import key_order_free
 from service.domain.game import Game
 from service.domain.recent import Recent
 from service.storage.history_segments import hashes_item
@@ -120,7 +121,8 @@ class Foresight:
         dumped = signing.dump_state(state)
         # kept as parsed from its canonical JSON, as the stored state is read: the next move
         # is checked against exactly what the usual path would check it against, key order
-        # included (applying a move leaves keys it added in another order)
+        # included (applying a move leaves keys it added in another order), unless the
+        # engine's outcomes do not depend on that order
         self._games.put(game.id, Foreseen(
-            game, signing.load_json(dumped), seq,
+            game, state if key_order_free(engine) else signing.load_json(dumped), seq,
             hashes_item(seq, signing.sha256_hex(dumped.encode("utf-8"))), chain_head, dumped))

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
 from parley_protocol import signing
 
-from engines.contract import Decision, Engine, IllegalMove, Rng
+from engines.contract import Decision, Engine, IllegalMove, Rng, key_order_free
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import game_reads, live_feed, notices
@@ -74,18 +75,20 @@ class Game:
 
     @classmethod
     def from_meta(cls, gid: str, meta: dict[str, str]) -> Game:
+        # orjson: read on every request that names a game, several times faster than json on
+        # these short values
         seats = int(meta["seats"])
         if meta.get("players"):
-            players = json.loads(meta["players"])
+            players = orjson.loads(meta["players"])
         else:
             players = [meta.get(f"join:{i}") for i in range(seats)]
         return cls(
-            id=gid, ruleset=meta["ruleset"], options=json.loads(meta["options"]),
-            platform=json.loads(meta["platform"]), seats=seats, status=meta["status"],
-            step=int(meta.get("step", 0)), to_act=json.loads(meta.get("to_act", "[]")),
+            id=gid, ruleset=meta["ruleset"], options=orjson.loads(meta["options"]),
+            platform=orjson.loads(meta["platform"]), seats=seats, status=meta["status"],
+            step=int(meta.get("step", 0)), to_act=orjson.loads(meta.get("to_act", "[]")),
             step_kind=meta.get("step_kind") or None, head=int(meta.get("head", 0)),
             applied=int(meta.get("applied", 0)), players=players,
-            result=json.loads(meta["result"]) if meta.get("result") else None,
+            result=orjson.loads(meta["result"]) if meta.get("result") else None,
             commitment=meta["commitment"], created_at=meta["created_at"],
             creator=meta["creator"], raw=meta,
         )
@@ -331,6 +334,8 @@ class Resolution:
     #: the last item of the game's `hashes` once written, where known (`kept_states`)
     item: str | None = None
     _stored: dict[str, Any] | None = dataclasses.field(default=None, repr=False)
+    #: the state the engine's `apply` left (its dicts' keys in any order), where a move applied
+    applied_state: dict[str, Any] | None = dataclasses.field(default=None, repr=False)
 
     def stored_state(self) -> dict[str, Any]:
         """The state it leaves, parsed as a reader parses it from the store. Not the state
@@ -340,6 +345,14 @@ class Resolution:
         if self._stored is None:
             self._stored = signing.load_json(self.commit.state)
         return self._stored
+
+    def listing_state(self) -> dict[str, Any]:
+        """The state it leaves, to list legal moves from and to foresee the next move with:
+        the one `apply` left where the engine is key-order free (engines/contract.py
+        `key_order_free`), which spares parsing the stored JSON back; else `stored_state`."""
+        if self.applied_state is not None and key_order_free(self.game.engine):
+            return self.applied_state
+        return self.stored_state()
 
 
 def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
@@ -427,7 +440,8 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
     commit = Commit(gid, ("applied", str(game.applied)), dumped, meta_update, events, draws,
                     rejected, hashes, told)
     if hashes:
-        return Resolution(game, commit, last, len(entries), hashes_item(*hashes[-1]))
+        return Resolution(game, commit, last, len(entries), hashes_item(*hashes[-1]),
+                          applied_state=state)
     # nothing applied: the state is the one read, a kept one as it was
     return Resolution(game, commit, last, len(entries), kept.item if kept else None,
                       kept.state if kept else None)

@@ -4,13 +4,14 @@ A resolve reads the game's state (about 3 KB packed), unpacks and parses it (abo
 Stratego state) before it applies the new entries: the very state this worker committed a
 moment before, when the game's moves keep coming to it. The worker keeps that state as a
 reader parses it from the store (`Resolution.stored_state`: keys in the stored order, so the
-feed's legal moves and everything else come out as from a fresh read), with the last item of
-the game's `hashes` its commit wrote ("<seq> <digest of the state>"). The opening script
-compares that item with the stored one (`Store.open_for_resolve`, `kept`) and, where they are
-equal, answers `KEPT_STATE` instead of the state: the digest proves the kept state is the
-stored one. A kept state is used once (applying moves changes it) and kept again only after a
-commit that was written. Bounded per process by PARLEY_FORESEE_GAMES, like the web's
-foresight (`service/domain/foresight.py`).
+feed's legal moves and everything else come out as from a fresh read), or, for an engine
+whose outcomes do not depend on that order, as `apply` left it (`Resolution.listing_state`),
+with the last item of the game's `hashes` its commit wrote ("<seq> <digest of the state>").
+The opening script compares that item with the stored one (`Store.open_for_resolve`, `kept`)
+and, where they are equal, answers `KEPT_STATE` instead of the state: the digest proves the
+kept state is the stored one. A kept state is used once (applying moves changes it) and kept
+again only after a commit that was written. Bounded per process by PARLEY_FORESEE_GAMES, like
+the web's foresight (`service/domain/foresight.py`).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def _entries(r: Resolution, seat: int) -> list[str]:
                           result=json.loads(meta["result"])))
     elif "step" in meta and int(meta["step"]) != r.game.step:
         to_act = json.loads(meta["to_act"])
-        moves = seat_moves(engine, r.stored_state(), seat) if seat in to_act else {}
+        moves = seat_moves(engine, r.listing_state(), seat) if seat in to_act else {}
         out.append(_entry("turn", gid, seat, step=int(meta["step"]), to_act=to_act,
                           your_turn=seat in to_act,
                           deadline=float(meta["deadline"]) if meta.get("deadline") else None,

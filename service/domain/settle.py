@@ -52,7 +52,7 @@ class Settlement:
         r = self.resolution
         seq = r.last
         assert r.item is not None  # a settled move is applied
-        return Foreseen(r.game, r.stored_state(), seq, r.item, chain_head, r.commit.state)
+        return Foreseen(r.game, r.listing_state(), seq, r.item, chain_head, r.commit.state)
 
 
 def _no_draws(signature: bytes) -> RecordedRng:

@@ -86,8 +86,8 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     store = fast.extensions["parley_store"]
     assert foreseen.seq == 4 == int(store.meta(gid)["applied"])
     assert foreseen.item == store.r.lindex(game_key(gid, "hashes"), -1)
-    # the stored state as the usual path parses it, key order included
-    assert orjson.dumps(foreseen.state) == orjson.dumps(orjson.loads(store.state_json(gid)))
+    # the stored state, in the key order `apply` left (Stratego is key-order free)
+    assert foreseen.state == orjson.loads(store.state_json(gid))
     store.r.script_load(ACCEPT_FORESEEN)  # as after the first foreseen move since Redis started
     accepted = int(store.r.hget(METRICS_KEY, "accepted:api"))
     calls = _calls(monkeypatch)
