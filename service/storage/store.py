@@ -69,6 +69,7 @@ import redis
 
 from service.storage import history_segments as segments
 from service.storage import live as live_feeds
+from service.storage.hot_line import HotLine
 from service.storage.keys import (
     APPLIED_CHANNEL,
     FEEDS_CHANNEL,
@@ -250,6 +251,8 @@ class Store:
                           if isinstance(client, redis.Redis) else None)
         self._settle = (client.register_script(SETTLE_FORESEEN)
                         if isinstance(client, redis.Redis) else None)
+        #: the settle script's own connections (one per thread), past redis-py's bookkeeping
+        self._hot = HotLine(client) if isinstance(client, redis.Redis) else None
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
@@ -526,7 +529,7 @@ class Store:
         ACCEPT_MOVE's, for the notices recorded), or `accept_foreseen`'s refusals. History
         segments the commit found due are packed after it."""
         wake = self.inline_wake
-        assert self._settle is not None and wake is not None
+        assert self._settle is not None and self._hot is not None and wake is not None
         gid = row[0]
         keys, args = self._foreseen_call(row, item, seq, metrics_fields, address, signer)
         keys += [*(game_key(gid, p) for p in ("events", "draws", "rejected", "outbox")),
@@ -543,7 +546,7 @@ class Store:
                  orjson.dumps(players),
                  orjson.dumps(feeds),
                  orjson.dumps([[seat + 1, kind, notice] for seat, kind, notice in notices])]
-        reply = self._after(self._settle, [(keys, args)])[0]
+        reply = self._hot.evalsha(self._settle, keys, args)
         if reply[0] != "settled":
             return self._foreseen_reply(reply)
         if isinstance(reply[3], list):

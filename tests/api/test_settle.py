@@ -67,6 +67,7 @@ def test_a_foreseen_move_is_applied_in_its_one_round_trip(apps, game, run_jobs,
     store = fast.extensions["parley_store"]
     assert store.settles and _settled_count(store) == 0
     store.r.script_load(SETTLE_FORESEEN)  # as after the first settled move since Redis started
+    store._hot._connection().connect()  # and on this thread's connection, made then
     accepted = int(store.r.hget(METRICS_KEY, "accepted:api"))
     applied = int(store.r.hget(METRICS_KEY, "applied"))
     sent = _round_trips(monkeypatch)
