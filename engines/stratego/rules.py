@@ -354,13 +354,14 @@ class _MoreSquare:
         return f"{self.key ^ z[frm] ^ z[to]:016x}" in self.seen
 
 
-def _play_moves(state: State, seat: int) -> Iterator[Move]:
+def _play_moves(state: State, seat: int, ordered: bool = True) -> Iterator[Move]:
     """Every legal `move` of `seat` (§5.2-5.5), generated straight from the board.
 
     The hot path of random playouts: only moves of the §5.4 piece and plain moves next to
     the last evader (§5.5) need more than a look at the target square. The squares are taken
     in sorted order, so the list is the same whatever order the board's keys were inserted in
     (`key_order_free`): as the state `apply` returns, or as parsed back from its stored JSON.
+    `ordered=False` skips the sort, for a caller that only asks whether there is a move.
     """
     board: dict[str, str] = state["board"]
     pieces = state["pieces"]
@@ -368,7 +369,7 @@ def _play_moves(state: State, seat: int) -> Iterator[Move]:
     ban_uid, ban = _two_square_ban(state["recent"][str(seat)])
     more = _MoreSquare(state)
     guarded = bool(more.guard)
-    for frm, uid in sorted(board.items()):
+    for frm, uid in sorted(board.items()) if ordered else tuple(board.items()):
         if uid[0] != mine:
             continue
         kind = pieces[uid]["piece"]
@@ -612,7 +613,7 @@ def _start_turn(state: State, seat: int, events: list[Event]) -> None:
     """The turn-start check of §4 for `seat`."""
     state["active"] = seat
     state["to_act"] = [seat]
-    if next(_play_moves(state, seat), None) is not None:
+    if next(_play_moves(state, seat, ordered=False), None) is not None:
         return
     if _has_basic_move(state, 1 - seat):
         _finish(state, [1 - seat], "no_legal_move", events)
