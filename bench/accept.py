@@ -15,6 +15,12 @@ nonce, so each is accepted (they would be rejected as stale later: nothing resol
 here). Envelopes are signed before the clock starts.
 Target: >= 1,000 requests/s per web process.
 
+The settled figure plays whole Stratego games through the app, move after move, each move
+signed before its clock starts: after a game's first moves (applied by a worker, here a resolve
+in this process outside the clock) each POST is foreseen and settled (service/domain/settle.py),
+so it measures the web process's whole part of a settled move, the round trip included; it also
+reports the thread's CPU per settled POST.
+
 The batch figure posts the same moves as a bot playing 16 games would: `POST /v1/moves` with 16
 envelopes of one player, one per game, rate limits on; it reports envelopes per second.
 
@@ -27,6 +33,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -39,6 +46,8 @@ from bench.common import Figure, bundled_redis, main
 from bench.games import Player, stratego_in_play
 from engines.registry import get_engine
 from service.domain.accept import submit_move
+from service.domain.foresight import NO_DRAWS
+from service.domain.game import resolve_pending
 from service.storage.store import Store
 
 TARGET = 1000
@@ -95,6 +104,41 @@ def _batch_rate(app: Any, store: Store, count: int, size: int) -> float:
     return rate
 
 
+def _settled_rate(app: Any, store: Store, count: int) -> tuple[float, float]:
+    """(settled POSTs per second, CPU µs per settled POST) through `app`: Stratego games
+    played move after move (random legal moves), `count` moves in all."""
+    engine = get_engine("stratego")
+    chooser = random.Random(7)
+    answers: list[bytes] = []
+    statuses: list[str] = []
+
+    def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
+        statuses.append(status)
+
+    wall = cpu = 0.0
+    settled = 0
+    while settled < count:
+        gid, players = stratego_in_play(store, Ed25519PrivateKey.generate())
+        state = store.state(gid)
+        while engine.result(state) is None and settled < count:
+            decision = engine.decision(state)
+            seat = decision["to_act"][0]
+            move = chooser.choice(list(engine.legal_moves(state, seat)))
+            environ = _environ(f"/v1/games/{gid}/moves",
+                               players[seat].envelope(gid, seat, decision["step"], move))
+            t, c = time.perf_counter(), time.thread_time()
+            answers.append(b"".join(app(environ, start_response)))
+            elapsed, spent = time.perf_counter() - t, time.thread_time() - c
+            if not statuses[-1].startswith("202"):
+                raise RuntimeError(f"not accepted: {statuses[-1]} {answers[-1][:300]!r}")
+            state, _ = engine.apply(state, seat, move, NO_DRAWS)
+            if json.loads(answers[-1])["status"] == "applied":
+                wall, cpu, settled = wall + elapsed, cpu + spent, settled + 1
+            else:  # a first move the process saw: a worker's, here resolved outside the clock
+                resolve_pending(store, gid)
+    return settled / wall, cpu / settled * 1e6
+
+
 def _wsgi_rate(app: Any, store: Store, count: int) -> float:
     """POSTs per second through `app` (a WSGI callable), each a fresh accepted move."""
     gid, players, step, move = _game_in_play(store)
@@ -127,6 +171,9 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
                        unit="req/s")
     batched = Figure(f"accept: envelopes in batches of {BATCH} through the app, limits on",
                      unit="moves/s")
+    settled = Figure("accept: settled POSTs through the app, Stratego move after move, limits on",
+                     unit="req/s")
+    settled_cpu = Figure("accept: CPU per settled POST (the web thread's)", unit="µs")
     with bundled_redis() as url:
         os.environ["REDIS_URL"] = url
         os.environ.pop("PARLEY_STORE_URL", None)
@@ -156,7 +203,10 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
             for figure, app in apps:
                 figure.samples.append(_wsgi_rate(app, store, count))
             batched.samples.append(_batch_rate(apps[1][1], store, count, BATCH))
-    return [direct, bare, limited, framework, batched]
+            rate, cpu = _settled_rate(apps[1][1], store, count)
+            settled.samples.append(rate)
+            settled_cpu.samples.append(cpu)
+    return [direct, bare, limited, framework, batched, settled, settled_cpu]
 
 
 def _extra(p: Any) -> None:

@@ -266,13 +266,17 @@ local function commit_game(k, state, fields, events, draws, rejected, hashes, no
   local had_events = redis.call('LLEN', k[3])
   local listed = redis.call('LLEN', k[6])
   redis.call('SET', k[2], state)
-  for f, v in pairs(fields) do redis.call('HSET', k[1], f, v) end
-  local n = tonumber(redis.call('HGET', k[1], 'events') or '0')
+  local n = tonumber(fields['events'] or redis.call('HGET', k[1], 'events') or '0')
   for _, e in ipairs(events) do
     n = n + 1
     redis.call('RPUSH', k[3], n .. ' ' .. e)
   end
-  redis.call('HSET', k[1], 'events', n)
+  -- one HSET for every field: one command in the AOF, not one per field
+  local flat = {}
+  for f, v in pairs(fields) do flat[#flat + 1] = f; flat[#flat + 1] = v end
+  flat[#flat + 1] = 'events'
+  flat[#flat + 1] = n
+  redis.call('HSET', k[1], unpack(flat))
   for _, d in ipairs(draws) do redis.call('RPUSH', k[4], d) end
   for seq, v in pairs(rejected) do redis.call('HSET', k[5], seq, v) end
   for _, h in ipairs(hashes) do redis.call('RPUSH', k[6], h) end
