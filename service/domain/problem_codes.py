@@ -92,7 +92,8 @@ PLATFORM: dict[str, Code] = _platform(
                         "is open); fetch the view and try again."),
     ("duplicate_nonce", 409, "Another envelope already used this nonce."),
     ("busy", 409, "Too many moves for one game at once; try again shortly."),
-    ("too_many_keys", 409, "The player holds the most keys allowed; revoke one first."),
+    ("too_many_keys", 409, "The player holds the most keys allowed (PARLEY_MAX_KEYS); keys "
+     "stay to verify old moves, so none can be removed."),
     ("too_many_tokens", 409, "The player holds the most live tokens allowed."),
     ("too_many_webhooks", 409, "The player has the most webhooks allowed."),
     ("too_many_open_games", 409, "The player has the most games waiting for players allowed "
