@@ -109,7 +109,6 @@ def _settled_rate(app: Any, store: Store, count: int) -> tuple[float, float]:
     played move after move (random legal moves), `count` moves in all."""
     engine = get_engine("stratego")
     chooser = random.Random(7)
-    answers: list[bytes] = []
     statuses: list[str] = []
 
     def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
@@ -127,12 +126,12 @@ def _settled_rate(app: Any, store: Store, count: int) -> tuple[float, float]:
             environ = _environ(f"/v1/games/{gid}/moves",
                                players[seat].envelope(gid, seat, decision["step"], move))
             t, c = time.perf_counter(), time.thread_time()
-            answers.append(b"".join(app(environ, start_response)))
+            body = b"".join(app(environ, start_response))
             elapsed, spent = time.perf_counter() - t, time.thread_time() - c
             if not statuses[-1].startswith("202"):
-                raise RuntimeError(f"not accepted: {statuses[-1]} {answers[-1][:300]!r}")
+                raise RuntimeError(f"not accepted: {statuses[-1]} {body[:300]!r}")
             state, _ = engine.apply(state, seat, move, NO_DRAWS)
-            if json.loads(answers[-1])["status"] == "applied":
+            if json.loads(body)["status"] == "applied":
                 wall, cpu, settled = wall + elapsed, cpu + spent, settled + 1
             else:  # a first move the process saw: a worker's, here resolved outside the clock
                 resolve_pending(store, gid)
