@@ -123,16 +123,26 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 @contextlib.contextmanager
-def bundled_redis(appendfsync: str = "everysec") -> Iterator[str]:
-    """The bundled redis-server (AOF on, noeviction) in a temp dir; yields its URL."""
+def bundled_redis(appendfsync: str = "everysec", timeline: Path | None = None
+                  ) -> Iterator[str]:
+    """The bundled redis-server (AOF on, noeviction) in a temp dir; yields its URL.
+    `timeline`: with its latency monitor on, and its log and latency spikes kept there at the
+    end (`bench.timeline`)."""
+    from bench.timeline import LATENCY_MS, keep_redis  # it imports this module
+
     tmp = Path(tempfile.mkdtemp(prefix="parley-bench-redis-"))
     port = free_port()
-    proc = start_redis(tmp, port, appendfsync=appendfsync)
+    extra = ["--latency-monitor-threshold", str(LATENCY_MS)] if timeline else None
+    proc = start_redis(tmp, port, appendfsync=appendfsync, extra=extra)
     try:
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        stop_redis(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            if timeline:
+                keep_redis(timeline, redis.Redis(port=port), tmp)
+        finally:
+            stop_redis(proc)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 @dataclass

@@ -54,6 +54,9 @@ field of the game's meta hash, and waited for again if need be. The view client 
 per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a wrong
 guess costs a second GET).
 
+`--timeline DIR` keeps every timed move, the Redis log and its latency spikes, and prints when
+each phase's slowest moves came and what Redis did then (bench.timeline).
+
 `--cpu` prints each phase's CPU per applied move by role (`bench.cpu`: web, worker, stream,
 Redis, the load generators, the rest of the machine), `--no-noop` skips the RQ no-op phases
 for a quick run.
@@ -113,6 +116,7 @@ from bench.cpu import describe as describe_cpu
 from bench.cpu import per_move as cpu_per_move
 from bench.cpu import snapshot as cpu_snapshot
 from bench.feeds import Feeds
+from bench.timeline import report, write_phase
 from service.storage.keys import game_key
 
 TARGET_P99_MS = 50.0
@@ -915,10 +919,12 @@ def noop_rate(redis_url: str, loaders: int, seconds: float) -> float:
 def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float,
               rate: float | None, army: str, batch: bool = False,
               store: GameStore | None = None, cpu: bool = False,
-              client: str = "stream") -> dict[str, Any]:
+              client: str = "stream", timeline: tuple[Path, str] | None = None
+              ) -> dict[str, Any]:
     """One phase: `loaders` processes of games (`batch`: bot pairs) for `seconds`; the games
     are read from `store` (by default the queue's Redis, `redis_url`). `cpu`: also the CPU
-    per applied move by role over the measured window (`bench.cpu`)."""
+    per applied move by role over the measured window (`bench.cpu`). `timeline` (folder,
+    name): each timed move kept there (`bench.timeline`)."""
     store = store or GameStore(redis_url)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
@@ -962,6 +968,8 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
     else:
         timed = [item for r in reports for item in r["timed"]]
     latencies = [lat for t0, lat in timed if t0 + lat <= start + seconds]
+    if timeline:
+        write_phase(*timeline, start, seconds, timed)
     errors = sum(r["error_count"] for r in reports)
     posts = sum(r.get("posts", 0) for r in reports)
     return {"moves_per_s": len(latencies) / seconds, "latencies": latencies, "errors": errors,
@@ -981,7 +989,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, store: str = "single",
         cpu: bool = False, client: str = "stream", noop_phases: bool = True,
-        **_: Any) -> list[Figure]:
+        timeline: Path | None = None, **_: Any) -> list[Figure]:
     nan = float("nan")
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
@@ -999,9 +1007,11 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                                               f"{limits_tag}", batch=False),
              "batch": _client_figures("e2e batch", f"{system_tag}, {loaders} bot pairs x "
                                                    f"{bot_games} games{limits_tag}", batch=True)}
-    for _ in range(runs):
+    for run_no in range(1, runs + 1):
         phases: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # mode -> (peak, half)
-        with bundled_redis() as redis_url, game_store(store, redis_url) as (games_at, where):
+        kept = timeline / f"run{run_no}" if timeline else None
+        with (bundled_redis(timeline=kept) as redis_url,
+              game_store(store, redis_url) as (games_at, where)):
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
                             web_processes=web, workers=workers, worker_class=worker_class,
                             env=RATE_LIMITS_ON if rate_limits else {})
@@ -1016,10 +1026,11 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                     batch = m == "batch"
                     n = bot_games if batch else games
                     peak = move_load(system.url, redis_url, loaders, n, seconds, None, army,
-                                     batch, games_at, cpu, client)
+                                     batch, games_at, cpu, client,
+                                     (kept, f"{m}-peak") if kept else None)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
                                      peak["moves_per_s"] / 2, army, batch, games_at, cpu,
-                                     client)
+                                     client, (kept, f"{m}-half") if kept else None)
                     if not batch and client == "stream" and peak["reads"] + half["reads"]:
                         print(f"e2e (single): {peak['reads'] + half['reads']} turns not "
                               f"pushed within {PLAYER_RECHECK:.0f} s, read from the views")
@@ -1053,6 +1064,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         for m, (peak, half) in phases.items():
             if peak["samples"] or half["samples"]:
                 print(f"e2e ({m}): errors:", peak["samples"] + half["samples"])
+        if kept:
+            print(report(kept), flush=True)
     return [noop, drift, *(figure for m in modes for figure, _ in kinds[m])]
 
 
@@ -1111,6 +1124,9 @@ def _extra(p: Any) -> None:
                         "every move")
     p.add_argument("--no-noop", dest="noop_phases", action="store_false",
                    help="skip the RQ no-op phases (their ratios are then not measured)")
+    p.add_argument("--timeline", type=Path, default=None, metavar="DIR",
+                   help="keep every timed move, the Redis log and its latency spikes in DIR "
+                        "and print when each phase's slow moves came (bench.timeline)")
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "
                         "load generators, the rest of the machine)")

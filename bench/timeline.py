@@ -1,0 +1,141 @@
+"""When a phase's slow moves happened, and what Redis did then: `bench.e2e --timeline DIR`.
+
+A p99 at half peak is made by about one move in a hundred, and in a 20-second phase those are
+often not spread out: they come in bursts, a few dozen moves within a quarter of a second. A
+burst has a cause at one moment (an AOF rewrite starting, a slow command, a process descheduled),
+and the cause shows only when the burst's moment is put beside the system's events. With
+`--timeline DIR`, bench.e2e keeps, for each run:
+
+- `<mode>-<phase>.moves`: the window (`# start=<epoch> seconds=<n>`), then one line per timed
+  move: when its POST was sent (epoch seconds) and its latency in ms;
+- `redis.log`: the bundled Redis's log (an automatic AOF rewrite logs its start and its end);
+- `redis-latency.txt`: Redis's latency monitor (threshold `LATENCY_MS`): each event with the
+  epoch seconds and milliseconds of its recent spikes.
+
+`python -m bench.timeline DIR` (printed by bench.e2e at the end of a run) shows, for each phase,
+its p99, the quarter-seconds holding the most moves at or above it, and the Redis events inside
+the window, as seconds from the phase's start. docs/performance.md "Sixth pass" is what it
+found first: the start of an AOF rewrite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import re
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+from bench.common import percentile
+
+#: Redis's latency monitor records events at least this slow (ms)
+LATENCY_MS = 3
+#: the width of a burst's bucket (s)
+BUCKET = 0.25
+#: the log lines of an automatic AOF rewrite (Redis 6.2's wording) and what they mark
+_REWRITE = {"Background append only file rewriting started": "AOF rewrite starts",
+            "Background AOF rewrite finished successfully": "AOF rewrite ends"}
+_LOG_TIME = re.compile(r"^\d+:[A-Z] (\d+ \w+ \d+ \d\d:\d\d:\d\d\.\d+) ")
+
+
+@dataclass
+class Phase:
+    """One phase's timed moves: (POST sent, epoch seconds; latency, ms) within its window."""
+
+    name: str
+    start: float
+    seconds: float
+    moves: list[tuple[float, float]]
+
+    def bursts(self, top: int = 4) -> tuple[float, list[tuple[float, int, int]]]:
+        """The p99 (ms), and the `top` buckets with the most moves at or above it: (seconds
+        from the start, such moves, all moves in the bucket)."""
+        p99 = percentile([lat for _, lat in self.moves], 99)
+        slow, every = Counter(), Counter()
+        for sent, lat in self.moves:
+            bucket = int((sent - self.start) / BUCKET) * BUCKET
+            every[bucket] += 1
+            if lat >= p99:
+                slow[bucket] += 1
+        return p99, [(b, n, every[b]) for b, n in slow.most_common(top)]
+
+
+def write_phase(folder: Path, name: str, start: float, seconds: float,
+                moves: list[tuple[float, float]]) -> None:
+    """Keep a phase's moves ((sent, latency in seconds), as bench.e2e times them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"# start={start:.6f} seconds={seconds}"]
+    lines += [f"{sent:.6f} {lat * 1000:.3f}" for sent, lat in moves
+              if sent + lat <= start + seconds]
+    (folder / f"{name}.moves").write_text("\n".join(lines) + "\n")
+
+
+def keep_redis(folder: Path, client: redis.Redis, data_dir: Path) -> None:
+    """Keep the Redis's log and its latency monitor's history (before it stops)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for event, *_ in client.execute_command("LATENCY", "LATEST"):
+        name = event.decode() if isinstance(event, bytes) else event
+        for at, ms in client.execute_command("LATENCY", "HISTORY", name):
+            lines.append(f"{at} {ms} {name}")
+    (folder / "redis-latency.txt").write_text("".join(f"{line}\n" for line in sorted(lines)))
+    if (data_dir / "redis.log").exists():
+        shutil.copy(data_dir / "redis.log", folder / "redis.log")
+
+
+def read_phases(folder: Path) -> Iterator[Phase]:
+    for path in sorted(folder.glob("*.moves")):
+        lines = path.read_text().splitlines()
+        head = dict(item.split("=") for item in lines[0].lstrip("# ").split())
+        moves = [(float(sent), float(lat)) for sent, lat in (line.split() for line in lines[1:])]
+        yield Phase(path.stem, float(head["start"]), float(head["seconds"]), moves)
+
+
+def redis_events(folder: Path) -> list[tuple[float, str]]:
+    """(epoch seconds, what) of the AOF rewrites in the log and the latency monitor's spikes."""
+    events = []
+    log = folder / "redis.log"
+    for line in log.read_text().splitlines() if log.exists() else ():
+        for text, what in _REWRITE.items():
+            if text in line and (at := _LOG_TIME.match(line)):
+                when = datetime.datetime.strptime(at[1], "%d %b %Y %H:%M:%S.%f")
+                events.append((when.timestamp(), what))  # the log's local time
+    latency = folder / "redis-latency.txt"
+    for line in latency.read_text().splitlines() if latency.exists() else ():
+        at, ms, name = line.split()
+        events.append((float(at), f"{name} {ms} ms (latency monitor, to the second)"))
+    return sorted(events)
+
+
+def report(folder: Path) -> str:
+    """Each phase's p99, its bursts and the Redis events in its window, one run's folder."""
+    out = []
+    events = redis_events(folder)
+    for phase in read_phases(folder):
+        p99, bursts = phase.bursts()
+        out.append(f"{folder.name}/{phase.name}: {len(phase.moves)} moves, p99 {p99:.1f} ms; "
+                   f"most moves at or above it in (s from the start: such / all):")
+        out.append("  " + ", ".join(f"{b:.2f}: {n}/{every}" for b, n, every in bursts))
+        inside = [(at - phase.start, what) for at, what in events
+                  if phase.start <= at <= phase.start + phase.seconds]
+        for offset, what in inside:
+            out.append(f"  Redis at {offset:.2f} s: {what}")
+    return "\n".join(out)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("folder", type=Path, help="bench.e2e's --timeline folder")
+    folder = p.parse_args().folder
+    runs = sorted(d for d in folder.iterdir() if d.is_dir()) or [folder]
+    print("\n".join(report(run) for run in runs))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
