@@ -69,12 +69,17 @@ def transition_notices(seats: int, old_step: int | None, step: int, to_act: list
     return out
 
 
+def schedules_deadline(notice: dict[str, Any]) -> bool:
+    """Whether dispatching the notice schedules a deadline (a turn that has one)."""
+    return notice["type"] == TURN_STARTED and bool(notice.get("deadline"))
+
+
 def reach(notice: dict[str, Any]) -> str:
     """Whom a notice can lead to a delivery for, as `service.notify.dispatch._dispatch`
     decides: "always" (it schedules a deadline, whoever the player), "mail" (a player with an
     email address, or with webhooks), "hook" (a player with webhooks). A web process that
     settles a move records only the notices that can (`service.domain.settle`)."""
-    if notice["type"] == TURN_STARTED and notice.get("deadline"):
+    if schedules_deadline(notice):
         return "always"
     return "mail" if notice["type"] in MAIL_TYPES else "hook"
 

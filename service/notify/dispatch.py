@@ -137,7 +137,7 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
               reach: dict[str, tuple[dict[str, str], list[str]]]) -> None:
     """One notice -> a delivery per target; `reach`: player -> (record, webhook ids)."""
     kind, seat = notice["type"], notice["seat"]
-    if kind == notices.TURN_STARTED and notice.get("deadline"):
+    if notices.schedules_deadline(notice):  # `notices.reach` follows these rules
         schedule_deadline(store, queue, game, notice["step"], notice["deadline"])
     pid = game.players[seat] if 0 <= seat < len(game.players) else None
     if pid is None or pid not in reach:
@@ -160,6 +160,7 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
                 and records.attempt_claimed(store, did, 1)):
             continue  # the first attempt ran already
         enqueue_delivery(queue, did, 1)
+
 
 def enqueue_delivery(queue: Queue, did: str, attempt: int, delay: float = 0) -> None:
     kwargs: dict[str, Any] = {"job_timeout": 60, "result_ttl": 0, "failure_ttl": 7 * 86400}
