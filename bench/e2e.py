@@ -116,7 +116,7 @@ from bench.cpu import describe as describe_cpu
 from bench.cpu import per_move as cpu_per_move
 from bench.cpu import snapshot as cpu_snapshot
 from bench.feeds import Feeds
-from bench.timeline import report, write_phase
+from bench.timeline import report, within, write_phase
 from service.storage.keys import game_key
 
 TARGET_P99_MS = 50.0
@@ -967,7 +967,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
         observer.join()
     else:
         timed = [item for r in reports for item in r["timed"]]
-    latencies = [lat for t0, lat in timed if t0 + lat <= start + seconds]
+    latencies = [lat for _, lat in within(timed, start, seconds)]
     if timeline:
         write_phase(*timeline, start, seconds, timed)
     errors = sum(r["error_count"] for r in reports)

@@ -65,13 +65,19 @@ class Phase:
         return p99, [(b, n, every[b]) for b, n in slow.most_common(top)]
 
 
+def within(moves: list[tuple[float, float]], start: float, seconds: float
+           ) -> list[tuple[float, float]]:
+    """The moves ((sent, latency in seconds)) a phase counts: applied before its window ends."""
+    return [(sent, lat) for sent, lat in moves if sent + lat <= start + seconds]
+
+
 def write_phase(folder: Path, name: str, start: float, seconds: float,
                 moves: list[tuple[float, float]]) -> None:
-    """Keep a phase's moves ((sent, latency in seconds), as bench.e2e times them)."""
+    """Keep a phase's moves ((sent, latency in seconds), as bench.e2e times them), those
+    `within` its window."""
     folder.mkdir(parents=True, exist_ok=True)
     lines = [f"# start={start:.6f} seconds={seconds}"]
-    lines += [f"{sent:.6f} {lat * 1000:.3f}" for sent, lat in moves
-              if sent + lat <= start + seconds]
+    lines += [f"{sent:.6f} {lat * 1000:.3f}" for sent, lat in within(moves, start, seconds)]
     (folder / f"{name}.moves").write_text("\n".join(lines) + "\n")
 
 
