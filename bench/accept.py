@@ -3,9 +3,9 @@
 Against a real Redis, an Original game in play. `submit` calls `service.domain.accept.submit_move`
 directly (strict JSON, envelope schema, key lookup, Ed25519 signature, seat/turn/step/nonce
 checks, the engine's dry run, the accepting Lua script, the receipt). The two `POST` figures
-call the app as gunicorn does, with WSGI environs built before the clock starts: the whole
+call the app as the web server does, with WSGI environs built before the clock starts: the whole
 web path (the fast path of service/web/fastpath, or the framework for what it hands over, the
-wake of the game's first move, the response) without HTTP parsing, which is gunicorn's. One
+wake of the game's first move, the response) without HTTP parsing, which is the web server's. One
 runs with rate limits off; the other with them on, as deployed by default (two limits per
 move, counted in Redis, their commands riding in the move's own two round trips since session
 13), set high enough that nothing is refused. A third figure, side by side, is the same POST
@@ -63,7 +63,7 @@ def _game_in_play(store: Store) -> tuple[str, list[Player], int, dict]:
 
 
 def _environ(path: str, body: bytes) -> dict[str, Any]:
-    """A WSGI environ for `POST path` with a JSON body, as gunicorn hands it to the app."""
+    """A WSGI environ for `POST path` with a JSON body, as the web server hands it to the app."""
     return {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": "",
             "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
             "HTTP_HOST": "127.0.0.1:8000", "REMOTE_ADDR": "127.0.0.1",

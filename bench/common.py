@@ -147,7 +147,7 @@ def bundled_redis(appendfsync: str = "everysec", timeline: Path | None = None
 
 @dataclass
 class System:
-    """gunicorn and `parley worker` processes against one Redis, like tests/e2e."""
+    """`parley web` and `parley worker` processes against one Redis, like tests/e2e."""
 
     redis_url: str
     data: Path
@@ -171,10 +171,9 @@ class System:
 
     def start(self) -> System:
         web = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-             "--bind", f"127.0.0.1:{self.port}",
-             "--workers", str(self.web_processes), "--log-level", "warning",
-             "service.web.wsgi:app"], env=self.env, start_new_session=True)
+            [sys.executable, "-m", "service.cli", "web", "--port", str(self.port),
+             "--workers", str(self.web_processes), "--log-level", "warning"],
+            env=self.env, start_new_session=True)
         self.procs.append(web)
         _answering(self.url + "/v1/server-key", web, "web process")
         return self.start_workers()

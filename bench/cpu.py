@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: (role, a substring of the command line), first match wins
-ROLES = (("web", "gunicorn"), ("worker", "service.cli worker"),
+ROLES = (("web", "service.cli web"), ("worker", "service.cli worker"),
          ("stream", "service.cli stream"), ("redis", "redis-server"), ("load", "multiprocessing"))
 
 

@@ -3,7 +3,7 @@ rate for a backlog of no-op jobs.
 
 `bench.e2e` is bound by the web tier on a 2-core machine (docs/performance.md), so it cannot
 show what the pipeline behind it does under load. This benchmark takes the web processes out.
-A throwaway system: the bundled Redis and `--workers` `parley worker` processes (no gunicorn).
+A throwaway system: the bundled Redis and `--workers` `parley worker` processes (no web server).
 
 1. **RQ no-op backlog**: `--jobs` no-op jobs (`bench.noop.noop`, result_ttl 0, like resolve
    jobs) enqueued in one pipeline; jobs finished per second until the queue is empty.

@@ -1,6 +1,6 @@
 """End to end: concurrent Stratego games through the real HTTP API, and RQ's own loop.
 
-A throwaway system on loopback: the bundled Redis (AOF, everysec), gunicorn (`--web`
+A throwaway system on loopback: the bundled Redis (AOF, everysec), `parley web` (`--web`
 processes) and `--workers` `parley worker` processes of one worker class. One run measures, on
 the same system:
 
@@ -25,7 +25,7 @@ the same system:
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
 
 Then phases 2 and 3 again with **batching bots** (`--mode` picks one kind of client or both). A
-bot or a tournament runner playing many games pays the web stack's per-request cost (gunicorn
+bot or a tournament runner playing many games pays the web stack's per-request cost (HTTP
 and the framework, ~0.3-0.4 ms of CPU: about a third of what a move's two requests cost the web
 processes) once per batch instead of twice per move. Each loader process is one pair of bots, P
 and Q, registered once, playing all its `--bot-games` games against each other from one thread over
@@ -1104,7 +1104,7 @@ def _client_figures(prefix: str, tag: str, batch: bool
 def _extra(p: Any) -> None:
     p.add_argument("--seconds", type=float, default=None, help="length of each phase")
     p.add_argument("--workers", type=int, default=WORKERS, help="`parley worker` processes")
-    p.add_argument("--web", type=int, default=2, help="gunicorn worker processes")
+    p.add_argument("--web", type=int, default=2, help="web worker processes")
     p.add_argument("--loaders", type=int, default=2, help="load generator processes")
     p.add_argument("--games", type=int, default=None, help="concurrent games per loader")
     p.add_argument("--bot-games", type=int, default=None,

@@ -17,7 +17,7 @@ resigned, gives the bytes per finished game in Redis before it moves to the arch
 RESTORE in pipelines: each clone has its own hash tag), with AOF switched off once the web
 process has started (the copies would only cost disk; at most 40% of the free memory is
 used), and reports `used_memory` and the API's read latency (GET /v1/games/{id} and GET
-.../view, random games, one client, through gunicorn) with 100 games present and with all of
+.../view, random games, one client, through `parley web`) with 100 games present and with all of
 them present: p50, p99 and the p99 ratio.
 """
 

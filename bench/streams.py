@@ -1,6 +1,6 @@
 """Open live streams against the move API: 1,000 SSE streams held while games are played.
 
-One system (gunicorn web, `parley worker`, the stream process) on the bundled Redis. Phase 1
+One system (`parley web`, `parley worker`, the stream process) on the bundled Redis. Phase 1
 plays the end-to-end move load of `bench.e2e` (per-game clients, peak rate) with no stream
 open; phase 2 opens STREAMS streams (each of its own player, through the API's redirect, held
 by a separate asyncio process), then plays the same load again. Figures: streams held (every

@@ -1,6 +1,7 @@
-"""The `parley` command: run the server, a worker, check the store (`fsck`), or write the
-OpenAPI document; and the player's client commands (keygen, register, games, new, join, view,
-move, audit, export, verify) from `service.client.commands`, documented in docs/cli.md."""
+"""The `parley` command: run the server (or one of its processes: web, worker, stream), check
+the store (`fsck`), or write the OpenAPI document; and the player's client commands (keygen,
+register, games, new, join, view, move, audit, export, verify) from `service.client.commands`,
+documented in docs/cli.md."""
 
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("worker", help="run one RQ worker with the scheduler and the sweep")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     sub.add_parser("redis", help="run the bundled Redis (AOF on) in the foreground")
+    web = sub.add_parser("web", help="run the web server (the HTTP API) in the foreground")
+    web.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    web.add_argument("--port", type=int, help="port to bind (default $PARLEY_PORT, 8000)")
+    web.add_argument("--workers", type=int,
+                     help="worker processes (default $PARLEY_WEB_PROCESSES, 1)")
+    web.add_argument("--threads", type=int,
+                     help="threads per worker process (default $PARLEY_WEB_THREADS, 4)")
+    web.add_argument("--access-log", metavar="FILE",
+                     help="write an access log line per request to FILE ('-': stdout)")
+    web.add_argument("--log-level", default="info",
+                     choices=["debug", "info", "warning", "error", "critical"])
     sub.add_parser("stream", help="run the stream process (SSE feeds and long polls)")
     m = sub.add_parser("mail-in", help="receive mail replies (moves by reply) over SMTP or LMTP")
     m.add_argument("--lmtp", action="store_true", help="speak LMTP instead of SMTP")
@@ -65,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         from service.ops.runner import run
 
         return run()
+    if args.command == "web":
+        from service.web.serve import serve
+
+        return serve(host=args.host, port=args.port, workers=args.workers,
+                     threads=args.threads, access_log=args.access_log,
+                     log_level=args.log_level)
     if args.command == "worker":
         from workers.main import run_worker
 

@@ -450,7 +450,7 @@ def test_the_protocol_package_alone_verifies_a_bundle(short_game, tmp_path) -> N
     assert install.returncode == 0, install.stdout + install.stderr
     loaded = subprocess.run(
         [str(python), "-c", "import importlib.util as u; print([m for m in ('flask', "
-         "'marshmallow', 'redis', 'rq', 'gunicorn', 'service') if u.find_spec(m)])"],
+         "'marshmallow', 'redis', 'rq', 'granian', 'service') if u.find_spec(m)])"],
         capture_output=True, text=True, cwd=tmp_path, check=True)
     assert loaded.stdout.strip() == "[]"
     good, bad = tmp_path / "record.json", tmp_path / "bad.json"

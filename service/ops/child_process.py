@@ -25,7 +25,7 @@ def die_with_parent(signum: int = signal.SIGTERM) -> Callable[[], None] | None:
 
     The kernel ties the child to the *thread* that starts it: start it from the main thread,
     or it gets the signal when that thread ends. SIGTERM, the default, lets the child stop as
-    it does on any graceful stop (Redis flushes its AOF, gunicorn stops its workers).
+    it does on any graceful stop (Redis flushes its AOF, the web server stops its workers).
     """
     if not sys.platform.startswith("linux"):
         return None
@@ -33,9 +33,21 @@ def die_with_parent(signum: int = signal.SIGTERM) -> Callable[[], None] | None:
     parent = os.getpid()
 
     def tie_to_parent() -> None:
-        if libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-        if os.getppid() != parent:  # the parent died before the tie was made
-            os.kill(os.getpid(), signum)
+        _tie(libc, signum, parent)
 
     return tie_to_parent
+
+
+def tie_to_parent(parent: int, signum: int = signal.SIGTERM) -> None:
+    """For a process already running, forked by `parent` (a web server's worker): get `signum`
+    when `parent` dies; at once if it already has. Nothing where the platform has no such
+    signal."""
+    if sys.platform.startswith("linux"):
+        _tie(ctypes.CDLL(None, use_errno=True), signum, parent)
+
+
+def _tie(libc: ctypes.CDLL, signum: int, parent: int) -> None:
+    if libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # the parent died before the tie was made
+        os.kill(os.getpid(), signum)

@@ -16,7 +16,7 @@ from service.config import Config
 
 log = logging.getLogger(__name__)
 
-#: how long a process starting up waits for its Redis (less than gunicorn's 30 s worker timeout)
+#: how long a process starting up waits for its Redis (well inside a supervisor's start timeouts)
 START_WAIT_SECONDS = 15.0
 
 

@@ -1,7 +1,7 @@
 """`parley run`: the whole system on one machine with embedded defaults.
 
 Starts the bundled Redis (unless REDIS_URL is set), then the processes of `children`: one
-gunicorn web process on 127.0.0.1:$PARLEY_PORT, one RQ worker with the scheduler, the
+web server (`parley web`) on 127.0.0.1:$PARLEY_PORT, one RQ worker with the scheduler, the
 stream process and the inbound mail receiver (`parley mail-in`, replies that make moves).
 Ctrl-C (or SIGTERM) stops them first, letting in-flight requests and jobs finish, and Redis
 last.
@@ -30,8 +30,8 @@ from service.ops.embedded_redis import (
     wait_for_clients_to_leave,
 )
 
-#: how long each child may take over a graceful stop before it is killed (gunicorn's own
-#: graceful timeout is 20 s)
+#: how long each child may take over a graceful stop before it is killed (the web server's own
+#: is 20 s, service.web.serve.GRACEFUL_SECONDS)
 STOP_SECONDS = 30
 #: `parley redis`, stopped alongside its users, waits this long for them to disconnect
 #: (honcho kills what has not stopped 5 s after its SIGTERM)
@@ -43,9 +43,7 @@ def children(config: Config) -> list[tuple[str, list[str]]]:
     stop together, before Redis."""
     parley = [sys.executable, "-m", "service.cli"]
     return [
-        ("web", [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-                 "--bind", f"127.0.0.1:{config.PORT}", "--workers", str(config.WEB_PROCESSES),
-                 "--access-logfile", "-", "service.web.wsgi:app"]),
+        ("web", [*parley, "web", "--access-log", "-"]),
         ("worker", [*parley, "worker"]),
         ("stream", [*parley, "stream"]),
         ("mail-in", [*parley, "mail-in"]),

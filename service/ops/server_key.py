@@ -29,7 +29,7 @@ def load_server_key(path: Path) -> Ed25519PrivateKey:
         pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
         # written whole under a private name, then linked into place: a process starting at
-        # the same moment (gunicorn boots its workers together) sees no key or a whole one,
+        # the same moment (the web server boots its workers together) sees no key or a whole one,
         # never a half-written file
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

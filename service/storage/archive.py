@@ -81,7 +81,7 @@ class Archive:
         self.engine: Engine = sa.create_engine(url, **options)
         if parsed.get_backend_name() == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_wal)
-        # a forked child (gunicorn, RQ's forking worker) opens connections of its own
+        # a forked child (a web worker, RQ's forking worker) opens connections of its own
         os.register_at_fork(after_in_child=partial(_forget_connections,
                                                    weakref.ref(self.engine)))
         self._ready = False

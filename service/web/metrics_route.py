@@ -4,7 +4,7 @@
 The counters live in Redis (`service.storage.metrics_records`), where every web process, resolve
 job and notification job adds to them, so any web process answers a scrape with the same
 totals. The gauges (RQ's jobs, the pending index, games by status) are read at the scrape. No
-per-process metric (CPU, memory, garbage collection) is served: under several gunicorn
+per-process metric (CPU, memory, garbage collection) is served: under several web
 processes it would describe whichever one answered.
 
 Not part of the public API (the OpenAPI document does not list it). With

@@ -1,4 +1,5 @@
-"""The WSGI entry point for gunicorn: `gunicorn service.web.wsgi:app`."""
+"""The WSGI entry point the web server loads in each of its worker processes (`parley web`,
+service/web/serve.py)."""
 
 from service.config import Config
 from service.ops.redis_check import ensure_safe

@@ -1,4 +1,4 @@
-"""With real processes (gunicorn, `parley worker` and its periodic sweep): a game that ends
+"""With real processes (`parley web`, `parley worker` and its periodic sweep): a game that ends
 moves to the archive once PARLEY_ARCHIVE_AFTER has passed, and answers as before."""
 
 from __future__ import annotations

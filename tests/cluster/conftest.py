@@ -49,7 +49,7 @@ def config(config: Config, redis_cluster: LocalCluster,
 
 @pytest.fixture
 def server(redis_url: str, redis_cluster: LocalCluster, tmp_path: Path) -> Iterator[Server]:
-    """The suite's running system (gunicorn, a worker) with the store on the cluster."""
+    """The suite's running system (`parley web`, a worker) with the store on the cluster."""
     redis.Redis.from_url(redis_url).flushall()
     redis_cluster.flush()
     with running_server(redis_url, tmp_path, **cluster_settings(redis_cluster)) as srv:

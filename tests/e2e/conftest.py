@@ -1,4 +1,5 @@
-"""A running system on loopback: real gunicorn, `parley worker` and `parley stream` processes."""
+"""A running system on loopback: real `parley web`, `parley worker` and `parley stream`
+processes."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def server(redis_url: str, tmp_path: Path) -> Iterator[Server]:
 
 @contextlib.contextmanager
 def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Server]:
-    """gunicorn and one worker on `redis_url` (and the environment `settings`, such as a
+    """`parley web` and one worker on `redis_url` (and the environment `settings`, such as a
     separate store), stopped on leaving."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(data),
@@ -97,9 +98,8 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
     env.update(settings)
     srv = Server(f"http://127.0.0.1:{port}", env)
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-         "--bind", f"127.0.0.1:{port}", "--workers", "2",
-         "--log-level", "warning", "service.web.wsgi:app"], env=env, start_new_session=True)
+        [sys.executable, "-m", "service.cli", "web", "--port", str(port), "--workers", "2",
+         "--log-level", "warning"], env=env, start_new_session=True)
     srv.procs.append(web)
     try:
         _wait_http(srv.url, web)
@@ -109,9 +109,7 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
         srv.http.close()
         for proc in srv.procs:
             if proc.poll() is None:
-                # gunicorn's graceful stop lets kept-alive connections linger for seconds;
-                # a test's end needs no grace (tests/ops/test_shutdown.py tests it)
-                proc.send_signal(signal.SIGQUIT if proc is web else signal.SIGTERM)
+                proc.send_signal(signal.SIGTERM)
         for proc in srv.procs:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(20)

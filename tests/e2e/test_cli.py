@@ -1,6 +1,6 @@
 """The `parley` client used as a player would: two configs, a real server, a whole game.
 
-Every command runs as a subprocess (`python -m service.cli`), against real gunicorn and worker
+Every command runs as a subprocess (`python -m service.cli`), against real web and worker
 processes; the finished game's bundle and record then verify offline, and a tampered one not.
 """
 

@@ -1,4 +1,4 @@
-"""Deadlines with real parts: gunicorn, `parley worker` processes (RQ scheduler), an SMTP
+"""Deadlines with real parts: `parley web`, `parley worker` processes (RQ scheduler), an SMTP
 server and a webhook receiver on loopback. A seat that lets its time run out is reminded, then
 forfeits, even when the worker holding the scheduled jobs is killed meanwhile."""
 

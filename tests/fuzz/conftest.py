@@ -1,4 +1,4 @@
-"""A running Parley for the fuzz tests: Redis, gunicorn and a worker on loopback, with a
+"""A running Parley for the fuzz tests: Redis, `parley web` and a worker on loopback, with a
 registered player and a live game, so that generated requests reach real games."""
 
 from __future__ import annotations

@@ -1,3 +1,3 @@
-"""The operations tests reuse the end-to-end system: real gunicorn and `parley worker`."""
+"""The operations tests reuse the end-to-end system: real `parley web` and `parley worker`."""
 
 from tests.e2e.conftest import server  # noqa: F401  (a fixture)

@@ -19,9 +19,8 @@ def test_the_access_log_keeps_paths_but_no_query_strings(redis_url: str, tmp_pat
     log = tmp_path / "access.log"
     env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(tmp_path)}
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-         "--bind", f"127.0.0.1:{port}", "--access-logfile", str(log),
-         "service.web.wsgi:app"], env=env, start_new_session=True)
+        [sys.executable, "-m", "service.cli", "web", "--port", str(port),
+         "--access-log", str(log)], env=env, start_new_session=True)
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

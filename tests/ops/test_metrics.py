@@ -254,7 +254,7 @@ def test_a_token_guards_the_scrape(monkeypatch, config) -> None:
 
 
 def test_every_process_counts_into_the_same_totals(redis_url: str, tmp_path: Path) -> None:
-    """Two gunicorn servers (two processes each) and their two `parley worker`s on one Redis:
+    """Two web servers (two processes each) and their two `parley worker`s on one Redis:
     moves posted to either are counted once, and both serve the same totals."""
     redis.Redis.from_url(redis_url).flushall()
     with running_server(redis_url, tmp_path) as one, running_server(redis_url, tmp_path) as two:

@@ -1,4 +1,4 @@
-"""Races through real gunicorn processes and real workers: one envelope posted by 20 clients at
+"""Races through real web processes and real workers: one envelope posted by 20 clients at
 once, duplicate resolve jobs for one game on two workers, 20 players racing for the last seat."""
 
 from __future__ import annotations

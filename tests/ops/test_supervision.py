@@ -89,6 +89,13 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url + "/v1/server-key", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
 def _port_is_free(port: int) -> bool:
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -139,7 +146,7 @@ def test_a_killed_parley_run_takes_every_process_along(system: System) -> None:
     started = _descendants(run.pid)
     system.seen |= started
     lines = _command_lines(started)
-    for part in ("redis-server", "gunicorn", "service.cli worker", "service.cli stream"):
+    for part in ("redis-server", "service.cli web", "service.cli worker", "service.cli stream"):
         assert any(part in line for line in lines), (part, lines)
 
     os.kill(run.pid, signal.SIGKILL)
@@ -148,6 +155,26 @@ def test_a_killed_parley_run_takes_every_process_along(system: System) -> None:
     # the ports are free for the next start
     for name in ("PARLEY_PORT", "PARLEY_STREAM_PORT", "PARLEY_REDIS_PORT"):
         assert _port_is_free(int(system.env[name])), name
+
+
+def test_a_web_server_killed_outright_takes_its_workers_along(system: System,
+                                                              redis_url: str) -> None:
+    """An orphaned worker would go on serving the port beside the next server started."""
+    env = {**system.env, "REDIS_URL": redis_url}
+    web = subprocess.Popen([sys.executable, "-m", "service.cli", "web", "--workers", "2"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    system.seen.add(web.pid)
+    port = int(env["PARLEY_PORT"])
+    url = f"http://127.0.0.1:{port}"
+    _wait_for(lambda: _answers(url) and len(_descendants(web.pid)) == 2, 60,
+              "two workers serve the port")
+    workers = _descendants(web.pid)
+    system.seen |= workers
+    os.kill(web.pid, signal.SIGKILL)
+    web.wait()
+    _wait_for(lambda: not _alive(workers), 15, "the workers exit")
+    assert _port_is_free(port)
 
 
 @pytest.fixture
@@ -208,7 +235,7 @@ def test_the_procfile_runs_and_stops_cleanly_under_honcho(system: System,
     started = _descendants(honcho.pid)
     system.seen |= started
     lines = _command_lines(started)
-    for part in ("redis-server", "gunicorn", "parley worker", "parley stream"):
+    for part in ("redis-server", "parley web", "parley worker", "parley stream"):
         assert any(part in line for line in lines), (part, lines)
     assert (tmp_path / "var" / "redis" / "redis.log").exists()  # the default data folder
 

@@ -1,4 +1,4 @@
-"""A whole Parley on loopback that can be killed piece by piece: Redis, gunicorn, workers.
+"""A whole Parley on loopback that can be killed piece by piece: Redis, web, workers.
 
 Used by the crash soak (`python -m tests.soak`) and the fuzz tests. Redis is the bundled binary
 (service/ops/embedded_redis.py) with AOF and `appendfsync always`: the promise under test is that a
@@ -6,8 +6,8 @@ move
 acknowledged with 202 is never lost, and only `always` writes and fsyncs every change before
 Redis answers. With `everysec` Redis may answer before a write reaches the disk (and, while a
 slow fsync runs, before it reaches the kernel), so a crash can lose up to about a second.
-Every process gets its own session, so a kill -9 reaches the whole process group (gunicorn's
-workers, an RQ worker's work horse); their output goes to log files in the data directory.
+Every process gets its own session, so a kill -9 reaches the whole process group (the web
+server's workers, an RQ worker's work horse); their output goes to log files in the data directory.
 
 With `store_cluster` the game store is a Redis Cluster of three masters of the same binary
 (tests/cluster/redis_cluster.py, AOF `always` too) and the Redis above keeps the queue, the rate
@@ -47,7 +47,7 @@ GENEROUS_LIMITS = {
 
 @dataclass
 class Cluster:
-    """Redis, one gunicorn web process (with `web_workers` workers) and `workers` RQ workers."""
+    """Redis, one web server (with `web_workers` workers) and `workers` RQ workers."""
 
     data: Path
     workers: int = 3
@@ -113,10 +113,8 @@ class Cluster:
 
     def start_web(self, wait: float = 60) -> None:
         self.web_proc = self._spawn(
-            "web", [sys.executable, "-m", "gunicorn", "-c", "python:service.web.gunicorn_conf",
-                    "--bind", f"127.0.0.1:{self.web_port}",
-                    "--workers", str(self.web_workers), "--timeout", "60",
-                    "--log-level", "warning", "service.web.wsgi:app"])
+            "web", [sys.executable, "-m", "service.cli", "web", "--port", str(self.web_port),
+                    "--workers", str(self.web_workers), "--log-level", "warning"])
         self.wait_web(wait)
 
     def wait_web(self, wait: float = 60) -> None:
@@ -148,7 +146,7 @@ class Cluster:
 
     @staticmethod
     def kill(proc: subprocess.Popen | None, group: bool = True) -> None:
-        """kill -9 a process and its whole group (gunicorn's workers, RQ's work horse)."""
+        """kill -9 a process and its whole group (the web server's workers, RQ's work horse)."""
         if proc is None:
             return
         if group:
@@ -166,7 +164,7 @@ class Cluster:
         self.restarts["worker"] += 1
 
     def restart_web(self) -> None:
-        """kill -9 the web process (gunicorn and its workers) and start it on the same port."""
+        """kill -9 the web server (its master and workers) and start it on the same port."""
         self.kill(self.web_proc)
         self.start_web()
         self.restarts["web"] += 1

@@ -1,7 +1,7 @@
 """The crash soak: random games over HTTP while workers, the web process and Redis are killed.
 
 Phases (each bounded in time):
-1. start Redis (AOF, `appendfsync always`), gunicorn and `workers` RQ workers on loopback
+1. start Redis (AOF, `appendfsync always`), `parley web` and `workers` RQ workers on loopback
    (with `store_cluster`, the game store on a Redis Cluster of three masters beside it);
 2. play: `concurrency` client threads each create random games (Stratego Duel, Totohu with 2
    or 3 seats) and play them with moves chosen from `legal_moves`, signed by the seat's key;
@@ -150,7 +150,7 @@ def run_soak(opts: Options, out: TextIO = sys.stdout) -> Report:
     cluster = Cluster(data, workers=opts.workers, store_cluster=opts.store_cluster)
     say(f"starting Redis (AOF, appendfsync always), "
         f"{'a 3-master Redis Cluster for the store, ' if opts.store_cluster else ''}"
-        f"gunicorn and {opts.workers} workers in {data}")
+        f"web and {opts.workers} workers in {data}")
     cluster.start()
     try:
         _soak(cluster, opts, report, seed, say)

@@ -1,0 +1,95 @@
+"""`parley web` on the wire: keep-alive, its idle limit, and the server's own refusals."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.ops.embedded_redis import free_port
+from service.web.serve import KEEP_ALIVE_SECONDS
+
+pytestmark = pytest.mark.slow
+
+
+@contextlib.contextmanager
+def quiet_web_server(redis_url: str, data: Path, workers: int = 2
+                     ) -> Iterator[tuple[subprocess.Popen, int]]:
+    """`parley web` and its port, answered only once every worker has started (it logs
+    each start): no connection reaches a worker that is still starting."""
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(data)}
+    web = subprocess.Popen([sys.executable, "-m", "service.cli", "web", "--port", str(port),
+                            "--workers", str(workers)], env=env, stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    try:
+        started = 0
+        while started < workers:
+            line = web.stderr.readline()
+            assert line, "the web server exited"
+            started += "Started worker" in line
+        yield web, port
+    finally:
+        if web.poll() is None:
+            os.killpg(web.pid, signal.SIGKILL)
+            web.wait()
+
+
+def get(sock: socket.socket, path: bytes) -> bytes:
+    """One GET on a kept-alive connection: the whole response, read to its Content-Length."""
+    sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: test\r\n\r\n")
+    response = b""
+    while b"\r\n\r\n" not in response or len(response) < _length(response):
+        chunk = sock.recv(65536)
+        assert chunk, response
+        response += chunk
+    return response
+
+
+def _length(response: bytes) -> int:
+    head, _, _ = response.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(head) + 4 + int(value)
+    raise AssertionError(f"no Content-Length: {head!r}")
+
+
+@pytest.fixture(scope="module")
+def web_port(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    with quiet_web_server(redis_url, tmp_path_factory.mktemp("web"), workers=1) as (_, port):
+        yield port
+
+
+def test_a_connection_is_kept_alive_between_requests(web_port: int) -> None:
+    with socket.create_connection(("127.0.0.1", web_port), timeout=10) as sock:
+        for _ in range(3):
+            assert get(sock, b"/v1/server-key").startswith(b"HTTP/1.1 200")
+
+
+def test_an_idle_connection_is_closed_after_the_keep_alive_limit(web_port: int) -> None:
+    with socket.create_connection(("127.0.0.1", web_port), timeout=30) as sock:
+        assert get(sock, b"/v1/server-key").startswith(b"HTTP/1.1 200")
+        idle_from = time.monotonic()
+        assert sock.recv(65536) == b""
+        idle = time.monotonic() - idle_from
+    assert KEEP_ALIVE_SECONDS - 1 < idle < KEEP_ALIVE_SECONDS + 3
+
+
+def test_a_long_path_reaches_the_app_and_an_overlong_one_is_refused(web_port: int) -> None:
+    """Up to 65,534 bytes the app answers with problem JSON (tests/fuzz relies on it)."""
+    with socket.create_connection(("127.0.0.1", web_port), timeout=10) as sock:
+        response = get(sock, b"/v1/games/g_" + b"x" * 60_000)
+        assert response.startswith(b"HTTP/1.1 404")
+        assert b"application/problem+json" in response
+    with socket.create_connection(("127.0.0.1", web_port), timeout=10) as sock:
+        sock.sendall(b"GET /v1/games/g_" + b"x" * 70_000 + b" HTTP/1.1\r\nHost: test\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 414")
