@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     web.add_argument("--access-log", metavar="FILE",
                      help="write an access log line per request to FILE ('-': stdout)")
     web.add_argument("--log-level", default="info",
-                     choices=["debug", "info", "warning", "error", "critical"])
+                     choices=["debug", "info", "warning", "error", "critical"],
+                     help="for the server's log lines and the app's (default info)")
     sub.add_parser("stream", help="run the stream process (SSE feeds and long polls)")
     m = sub.add_parser("mail-in", help="receive mail replies (moves by reply) over SMTP or LMTP")
     m.add_argument("--lmtp", action="store_true", help="speak LMTP instead of SMTP")

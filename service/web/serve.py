@@ -78,12 +78,14 @@ def serve(*, host: str = "127.0.0.1", port: int | None = None, workers: int | No
           threads: int | None = None, access_log: str | None = None,
           log_level: str = "info") -> int:
     """Serve until SIGTERM or SIGINT; 0 after a graceful stop, 1 when the server failed (a
-    worker crashing again and again, a port taken)."""
+    worker crashing again and again, a port taken). `log_level` applies to the server's lines
+    and the app's."""
     from granian import Granian
     from granian.constants import Interfaces
     from granian.http import HTTP1Settings
     from granian.log import LogLevels
 
+    logging.getLogger().setLevel(log_level.upper())  # the app's own lines too
     config = Config()
     server = Granian(
         TARGET, address=host, port=config.PORT if port is None else port,
