@@ -1,4 +1,5 @@
-"""`parley web` on the wire: keep-alive, its idle limit, and the server's own refusals."""
+"""`parley web` on the wire: keep-alive, its idle limit, the server's own refusals, and a
+worker that dies."""
 
 from __future__ import annotations
 
@@ -93,3 +94,26 @@ def test_a_long_path_reaches_the_app_and_an_overlong_one_is_refused(web_port: in
     with socket.create_connection(("127.0.0.1", web_port), timeout=10) as sock:
         sock.sendall(b"GET /v1/games/g_" + b"x" * 70_000 + b" HTTP/1.1\r\nHost: test\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 414")
+
+
+def test_a_worker_that_dies_is_started_again(redis_url: str, tmp_path: Path) -> None:
+    with quiet_web_server(redis_url, tmp_path) as (web, port):
+        first = _workers(web.pid)
+        assert len(first) == 2
+        os.kill(min(first), signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while len(_workers(web.pid) - first) < 1:  # granian waits 3.5 s, then starts one
+            assert web.poll() is None and time.monotonic() < deadline, "no worker came back"
+            time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            assert get(sock, b"/v1/server-key").startswith(b"HTTP/1.1 200")
+        assert len(_workers(web.pid)) == 2  # the dead one reaped, the new one serving
+
+
+def _workers(master: int) -> set[int]:
+    """The live child processes of `master` (/proc's children lists, every thread's)."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{master}/task").iterdir():
+        with contextlib.suppress(OSError):
+            children |= {int(pid) for pid in (task / "children").read_text().split()}
+    return children
