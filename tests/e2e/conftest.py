@@ -107,6 +107,9 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
         yield srv
     finally:
         srv.http.close()
+        # a test's end needs no grace (tests/ops/test_shutdown.py tests the graceful stop),
+        # and the web server's can last its 20 s (docs/operations.md, "Stopping")
+        srv.kill(web)
         for proc in srv.procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
