@@ -96,6 +96,14 @@ def _answers(url: str) -> bool:
         return False
 
 
+def _refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
 def _port_is_free(port: int) -> bool:
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -152,9 +160,10 @@ def test_a_killed_parley_run_takes_every_process_along(system: System) -> None:
     os.kill(run.pid, signal.SIGKILL)
     run.wait()
     _wait_for(lambda: not _alive(started) and not _tagged(system.tag), 15, "every child exits")
-    # the ports are free for the next start
+    # the ports are free for the next start (once the last threads of the processes are
+    # gone: a process whose main thread is a zombie may still hold its sockets a moment)
     for name in ("PARLEY_PORT", "PARLEY_STREAM_PORT", "PARLEY_REDIS_PORT"):
-        assert _port_is_free(int(system.env[name])), name
+        _wait_for(lambda name=name: _port_is_free(int(system.env[name])), 15, name)
 
 
 def test_a_web_server_killed_outright_takes_its_workers_along(system: System,
@@ -174,7 +183,10 @@ def test_a_web_server_killed_outright_takes_its_workers_along(system: System,
     os.kill(web.pid, signal.SIGKILL)
     web.wait()
     _wait_for(lambda: not _alive(workers), 15, "the workers exit")
-    assert _port_is_free(port)
+    # and nothing listens there any more (once the workers' last threads are gone; a bind
+    # test could fail for a reason of its own: the port is in the ephemeral range, and
+    # another test's outgoing connection may take it)
+    _wait_for(lambda: _refused(port), 15, "nothing listens on the port")
 
 
 @pytest.fixture
