@@ -27,7 +27,6 @@ import logging
 import os
 import signal
 from functools import partial
-from pathlib import Path
 
 from service.config import Config
 from service.ops.child_process import tie_to_parent
@@ -49,7 +48,7 @@ def access_log_config(access_log: str) -> dict:
     if access_log == "-":
         handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stdout"}
     else:
-        handler = {"class": "logging.FileHandler", "filename": str(Path(access_log))}
+        handler = {"class": "logging.FileHandler", "filename": access_log}
     return {
         "formatters": {"access": {"format": "%(message)s"},
                        "generic": {"format": "[%(levelname)s] %(message)s"}},

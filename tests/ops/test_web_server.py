@@ -17,6 +17,7 @@ import pytest
 
 from service.ops.embedded_redis import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
+from tests.ops.test_supervision import _descendants
 
 pytestmark = pytest.mark.slow
 
@@ -98,22 +99,14 @@ def test_a_long_path_reaches_the_app_and_an_overlong_one_is_refused(web_port: in
 
 def test_a_worker_that_dies_is_started_again(redis_url: str, tmp_path: Path) -> None:
     with quiet_web_server(redis_url, tmp_path) as (web, port):
-        first = _workers(web.pid)
+        first = _descendants(web.pid)
         assert len(first) == 2
         os.kill(min(first), signal.SIGKILL)
         deadline = time.monotonic() + 30
-        while len(_workers(web.pid) - first) < 1:  # granian waits 3.5 s, then starts one
+        while len(_descendants(web.pid) - first) < 1:  # granian starts another
             assert web.poll() is None and time.monotonic() < deadline, "no worker came back"
             time.sleep(0.2)
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             assert get(sock, b"/v1/server-key").startswith(b"HTTP/1.1 200")
-        assert len(_workers(web.pid)) == 2  # the dead one reaped, the new one serving
+        assert len(_descendants(web.pid)) == 2  # the dead one reaped, the new one serving
 
-
-def _workers(master: int) -> set[int]:
-    """The live child processes of `master` (/proc's children lists, every thread's)."""
-    children: set[int] = set()
-    for task in Path(f"/proc/{master}/task").iterdir():
-        with contextlib.suppress(OSError):
-            children |= {int(pid) for pid in (task / "children").read_text().split()}
-    return children
