@@ -23,6 +23,7 @@ the same system:
    went: from the POST to the commit (the time in its feed entry's id, to the millisecond of
    Redis's clock) and from the commit to the push heard.
 3. **Half peak**: the same games paced to half the peak rate (open loop per game): latency.
+   `--paced-rate` paces them at a fixed rate instead, to compare latency at one load.
 
 Then phases 2 and 3 again with **batching bots** (`--mode` picks one kind of client or both). A
 bot or a tournament runner playing many games pays the web stack's per-request cost (HTTP
@@ -989,7 +990,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         worker_class: str = "simple", army: str = "original", rate_limits: bool = False,
         mode: str = "both", bot_games: int | None = None, store: str = "single",
         cpu: bool = False, client: str = "stream", noop_phases: bool = True,
-        timeline: Path | None = None, **_: Any) -> list[Figure]:
+        timeline: Path | None = None, paced_rate: float | None = None,
+        **_: Any) -> list[Figure]:
     nan = float("nan")
     runs = runs or (1 if quick else 3)
     seconds = seconds or (5.0 if quick else 15.0)
@@ -1029,7 +1031,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                                      batch, games_at, cpu, client,
                                      (kept, f"{m}-peak") if kept else None)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
-                                     peak["moves_per_s"] / 2, army, batch, games_at, cpu,
+                                     paced_rate or peak["moves_per_s"] / 2, army, batch,
+                                     games_at, cpu,
                                      client, (kept, f"{m}-half") if kept else None)
                     if not batch and client == "stream" and peak["reads"] + half["reads"]:
                         print(f"e2e (single): {peak['reads'] + half['reads']} turns not "
@@ -1130,6 +1133,9 @@ def _extra(p: Any) -> None:
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "
                         "load generators, the rest of the machine)")
+    p.add_argument("--paced-rate", type=float, default=None, metavar="MOVES_PER_S",
+                   help="pace the second phase at this rate instead of half the peak's: "
+                        "latency compared at one load, whatever each run's peak was")
 
 
 if __name__ == "__main__":
