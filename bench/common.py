@@ -132,7 +132,8 @@ def bundled_redis(appendfsync: str = "everysec", timeline: Path | None = None
 
     tmp = Path(tempfile.mkdtemp(prefix="parley-bench-redis-"))
     port = free_port()
-    extra = ["--latency-monitor-threshold", str(LATENCY_MS)] if timeline else None
+    extra = ["--latency-monitor-threshold", str(LATENCY_MS), "--slowlog-log-slower-than",
+             str(LATENCY_MS * 1000), "--slowlog-max-len", "1024"] if timeline else None
     proc = start_redis(tmp, port, appendfsync=appendfsync, extra=extra)
     try:
         yield f"redis://127.0.0.1:{port}/0"

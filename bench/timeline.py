@@ -10,7 +10,9 @@ and the cause shows only when the burst's moment is put beside the system's even
   move: when its POST was sent (epoch seconds) and its latency in ms;
 - `redis.log`: the bundled Redis's log (an automatic AOF rewrite logs its start and its end);
 - `redis-latency.txt`: Redis's latency monitor (threshold `LATENCY_MS`): each event with the
-  epoch seconds and milliseconds of its recent spikes.
+  epoch seconds and milliseconds of its recent spikes;
+- `redis-slowlog.txt`: the commands that took `LATENCY_MS` or more (Redis's slow log): epoch
+  seconds, microseconds, the command's first words (a script's by its SHA).
 
 `python -m bench.timeline DIR` (printed by bench.e2e at the end of a run) shows, for each phase,
 its p99, the quarter-seconds holding the most moves at or above it, and the Redis events inside
@@ -90,6 +92,13 @@ def keep_redis(folder: Path, client: redis.Redis, data_dir: Path) -> None:
         for at, ms in client.execute_command("LATENCY", "HISTORY", name):
             lines.append(f"{at} {ms} {name}")
     (folder / "redis-latency.txt").write_text("".join(f"{line}\n" for line in sorted(lines)))
+    # which commands were slow: the latency monitor names only their kind
+    slow = []
+    for entry in client.execute_command("SLOWLOG", "GET", "1024"):
+        at, micros, args = entry[1], entry[2], entry[3]
+        words = [a.decode(errors="replace") if isinstance(a, bytes) else str(a) for a in args]
+        slow.append(f"{at} {micros} {' '.join(w[:40] for w in words[:6])}")
+    (folder / "redis-slowlog.txt").write_text("".join(f"{line}\n" for line in sorted(slow)))
     if (data_dir / "redis.log").exists():
         shutil.copy(data_dir / "redis.log", folder / "redis.log")
 
