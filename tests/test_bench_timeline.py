@@ -37,6 +37,10 @@ def test_a_burst_is_shown_beside_the_rewrite_and_the_slow_command_of_its_moment(
     events = [what for _, what in redis_events(tmp_path)]
     assert "AOF rewrite starts" in events and "AOF rewrite ends" in events
     assert any(what.startswith("command ") for what in events)
+    # the slow log names the command itself, with its microseconds
+    [slow] = [line.split(" ", 2) for line in (tmp_path / "redis-slowlog.txt").read_text()
+              .splitlines() if "DEBUG SLEEP" in line]
+    assert int(slow[1]) >= 20_000 and slow[2] == "DEBUG SLEEP 0.02"
     shown = report(tmp_path)
     assert "single-half: 400 moves, p99 40.0 ms" in shown
     assert "1.50: 10/25" in shown

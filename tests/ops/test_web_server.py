@@ -17,7 +17,7 @@ import pytest
 
 from service.ops.embedded_redis import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
-from tests.ops.test_supervision import _descendants
+from tests.ops.test_supervision import _descendants, _refused
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,8 @@ pytestmark = pytest.mark.slow
 def quiet_web_server(redis_url: str, data: Path, workers: int = 2
                      ) -> Iterator[tuple[subprocess.Popen, int]]:
     """`parley web` and its port, answered only once every worker has started (it logs
-    each start): no connection reaches a worker that is still starting."""
+    each start) and the port takes connections (on Linux each worker binds the port itself,
+    a moment after its start is logged): no connection reaches a worker still starting."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(data)}
     web = subprocess.Popen([sys.executable, "-m", "service.cli", "web", "--port", str(port),
@@ -38,6 +39,10 @@ def quiet_web_server(redis_url: str, data: Path, workers: int = 2
             line = web.stderr.readline()
             assert line, "the web server exited"
             started += "Started worker" in line
+        deadline = time.monotonic() + 10
+        while _refused(port):
+            assert time.monotonic() < deadline, "the web server does not take connections"
+            time.sleep(0.05)
         yield web, port
     finally:
         if web.poll() is None:
