@@ -1032,8 +1032,8 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                                      (kept, f"{m}-peak") if kept else None)
                     half = move_load(system.url, redis_url, loaders, n, seconds,
                                      paced_rate or peak["moves_per_s"] / 2, army, batch,
-                                     games_at, cpu,
-                                     client, (kept, f"{m}-half") if kept else None)
+                                     games_at, cpu, client,
+                                     (kept, f"{m}-half") if kept else None)
                     if not batch and client == "stream" and peak["reads"] + half["reads"]:
                         print(f"e2e (single): {peak['reads'] + half['reads']} turns not "
                               f"pushed within {PLAYER_RECHECK:.0f} s, read from the views")
