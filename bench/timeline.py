@@ -97,7 +97,8 @@ def keep_redis(folder: Path, client: redis.Redis, data_dir: Path) -> None:
     for entry in client.execute_command("SLOWLOG", "GET", "1024"):
         at, micros, args = entry[1], entry[2], entry[3]
         words = [a.decode(errors="replace") if isinstance(a, bytes) else str(a) for a in args]
-        slow.append(f"{at} {micros} {' '.join(w[:40].replace(chr(10), ' ') for w in words[:6])}")
+        command = " ".join(w[:40].replace("\n", " ") for w in words[:6])
+        slow.append(f"{at} {micros} {command}")
     (folder / "redis-slowlog.txt").write_text("".join(f"{line}\n" for line in sorted(slow)))
     if (data_dir / "redis.log").exists():
         shutil.copy(data_dir / "redis.log", folder / "redis.log")

@@ -17,7 +17,7 @@ import pytest
 
 from service.ops.embedded_redis import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
-from tests.ops.test_supervision import _descendants, _refused
+from tests.ops.test_supervision import _descendants, _refused, _wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -39,10 +39,7 @@ def quiet_web_server(redis_url: str, data: Path, workers: int = 2
             line = web.stderr.readline()
             assert line, "the web server exited"
             started += "Started worker" in line
-        deadline = time.monotonic() + 10
-        while _refused(port):
-            assert time.monotonic() < deadline, "the web server does not take connections"
-            time.sleep(0.05)
+        _wait_for(lambda: not _refused(port), 10, "the web server takes connections")
         yield web, port
     finally:
         if web.poll() is None:
@@ -107,11 +104,9 @@ def test_a_worker_that_dies_is_started_again(redis_url: str, tmp_path: Path) -> 
         first = _descendants(web.pid)
         assert len(first) == 2
         os.kill(min(first), signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while len(_descendants(web.pid) - first) < 1:  # granian starts another
-            assert web.poll() is None and time.monotonic() < deadline, "no worker came back"
-            time.sleep(0.2)
+        _wait_for(lambda: web.poll() is not None or _descendants(web.pid) - first, 30,
+                  "granian starts another worker")
+        assert web.poll() is None, "the web server exited"
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             assert get(sock, b"/v1/server-key").startswith(b"HTTP/1.1 200")
         assert len(_descendants(web.pid)) == 2  # the dead one reaped, the new one serving
-
