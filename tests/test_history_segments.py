@@ -167,6 +167,31 @@ def test_a_finished_game_reads_the_same_packed_and_in_the_archive(
     assert differ == []
 
 
+def test_a_packing_that_comes_after_the_archive_leaves_the_pointer_alone(
+        app, client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A web process packs what a settled move found due on a thread of its own
+    (service/storage/history_packer.py), so a packing may come late: after its game went to the
+    archive, it writes nothing into the game's pointer."""
+    store = app.extensions["parley_store"]
+    gid, players = _stratego(client)
+    with monkeypatch.context() as unpacked:
+        _unpacked(unpacked)
+        _play(app, gid, players, [*_moves()[:2 * SEGMENT + 3], (1, {"type": "resign"})])
+    r = store.r
+    moves = [[eid, [x for pair in fields.items() for x in pair]]
+             for eid, fields in r.xrange(game_key(gid, "moves"), "-", f"{2 * SEGMENT}-0")]
+    due = [moves, r.lrange(game_key(gid, "events"), 0, 2 * SEGMENT - 1),
+           r.lrange(game_key(gid, "hashes"), 0, 2 * SEGMENT - 1), 0, 0, 0]
+    assert archive_game(store, gid) == "ok"
+    pointer = store.meta(gid)
+    keys = sorted(r.keys(f"*{gid}*"))
+    store._pack_history([(gid, due)])
+    assert store.meta(gid) == pointer and sorted(r.keys(f"*{gid}*")) == keys
+    assert not any(r.exists(key) for key in _segment_keys(gid))
+    store._pack_history([("g_gone", due)])  # a game gone altogether: nothing is made
+    assert not r.exists(game_key("g_gone", "meta"), *_segment_keys("g_gone"))
+
+
 def test_history_is_packed_as_the_game_goes_and_a_packed_move_posted_again_gets_its_receipt(
         app, client) -> None:
     store = app.extensions["parley_store"]

@@ -386,14 +386,18 @@ return {'settled', tostring(seq), wake, due}
 # KEYS: meta, moves, events, hashes, then the segment lists of moves, events, hashes
 # ARGV: entries per segment, then for moves, events and hashes in turn: how many were packed
 #       when the segments were made and how many segments follow; then the segments (blobs)
-# -> 1
+# -> 1, or 0 for a game gone or archived (nothing changed)
 # The history's packing (`service.storage.history_segments`): each segment that follows what
 # is packed now is pushed onto its list (unless the list holds it already), the count
 # advances, and the packed entries leave the move stream (rebuilt from its entries past the
 # count: XTRIM would only mark them deleted inside a node still in use) and the lists. One
 # script: a reader finds every entry in a segment or where it was, and a second run of it
-# changes nothing.
+# changes nothing. A packing that comes late (`service.storage.history_packer`) finds an
+# archived game's pointer, or nothing, and leaves it alone.
 PACK_HISTORY = """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'archived') == '1' then
+  return 0
+end
 local size = tonumber(ARGV[1])
 local at = 8
 local function pack(list, field, from, count)

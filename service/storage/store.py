@@ -69,6 +69,7 @@ import redis
 
 from service.storage import history_segments as segments
 from service.storage import live as live_feeds
+from service.storage.history_packer import HistoryPacker
 from service.storage.hot_line import HotLine
 from service.storage.keys import (
     APPLIED_CHANNEL,
@@ -263,6 +264,15 @@ class Store:
         self.inline_wake: InlineWake | None = None
         #: where finished games go (`service.storage.archive`); set by `from_config`
         self.archive: Archive | None = None
+        #: set in web processes (`pack_history_aside`): what a settled move finds due is
+        #: packed by a thread of its own, not before the move's answer
+        self.history_packer: HistoryPacker | None = None
+
+    def pack_history_aside(self) -> None:
+        """Have the history segments that settled moves find due packed on a background
+        thread (`service.storage.history_packer`) instead of in the move's request."""
+        if self.history_packer is None:
+            self.history_packer = HistoryPacker(self._pack_history)
 
     @classmethod
     def from_url(cls, url: str, cluster: bool = False, live_url: str | None = None) -> Store:
@@ -527,7 +537,7 @@ class Store:
         may follow. Counted in the metrics' fields: accepted, foreseen, applied, the latency's
         bucket, settled. Only where `settles`. The reply: {"settled", seq, wake} (wake:
         ACCEPT_MOVE's, for the notices recorded), or `accept_foreseen`'s refusals. History
-        segments the commit found due are packed after it."""
+        segments the commit found due are packed after it (by `history_packer`, if set)."""
         wake = self.inline_wake
         assert self._settle is not None and self._hot is not None and wake is not None
         gid = row[0]
@@ -550,7 +560,10 @@ class Store:
         if reply[0] != "settled":
             return self._foreseen_reply(reply)
         if isinstance(reply[3], list):
-            self._pack_history([(gid, reply[3])])
+            if self.history_packer is not None:
+                self.history_packer.add(gid, reply[3])
+            else:
+                self._pack_history([(gid, reply[3])])
         return reply[:3]
 
     def _foreseen_call(self, row: tuple[str, int, str, str, str, str, int], item: str,

@@ -111,6 +111,7 @@ def create_app(config: Config | None = None) -> Flask:
     store = Store.from_config(config)
     queue = make_queue(config.REDIS_URL, config.QUEUE)
     share_queue(store, queue)  # on one Redis, a move's append wakes its game too
+    store.pack_history_aside()  # a settled move answers before its history is packed
     app.extensions["parley_store"] = store
     app.extensions["parley_queue"] = queue
     app.extensions["parley_server_key"] = load_server_key(config.SERVER_KEY_PATH)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -104,12 +105,21 @@ def test_a_foreseen_move_is_applied_in_its_one_round_trip(apps, game, run_jobs,
     assert _foresight(fast)._games.get(gid).seq == 5  # and the next is foreseen
 
 
-def test_whole_games_settled_verify_offline(client, run_jobs, app) -> None:
+def test_whole_games_settled_verify_offline(client, run_jobs, app, monkeypatch) -> None:
     """Cartagena mixes moves that draw (a worker applies them) with moves that do not (the
     web process settles them): the audit bundle of a whole game verifies, its history packed
-    into segments on the way."""
+    into segments on the way, what settled moves found due by the web process's packer."""
     gid, players = new_game(client, "cartagena", {}, 2)
     store = app.extensions["parley_store"]
+    packed_on = []
+    pack = store._pack_history
+
+    def recording(due: list) -> None:
+        packed_on.append(threading.current_thread().name)
+        pack(due)
+
+    monkeypatch.setattr(store, "_pack_history", recording)
+    monkeypatch.setattr(store.history_packer, "_pack", recording)
     packed = []
     summary = play_out(client, run_jobs, gid, players, seed=7,
                        after=lambda: packed.append(int(store.meta(gid).get("packed_moves", 0))))
@@ -117,6 +127,7 @@ def test_whole_games_settled_verify_offline(client, run_jobs, app) -> None:
     settled = _settled_count(store)
     assert 0.2 * len(packed) < settled < len(packed)  # most moves, never the drawing ones
     assert max(packed) >= 16
+    assert set(packed_on) == {"history-packer"}  # the web process's; a worker packs its own
     report = verify_bundle(client.get(f"/v1/games/{gid}/audit").get_json())
     assert report.ok, report.failure
 

@@ -1,0 +1,78 @@
+"""History packing off a settled move's path: a web process's background thread.
+
+A move the web process settles (`Store.settle_foreseen`) may find whole history segments due
+(`history_segments`). Packing them (zlib at level 6, then one more round trip) only saves
+memory, yet it held about one settled move in five for a second round trip and a millisecond
+of CPU before its answer. The web process hands them to this thread instead, which packs every
+game reported meanwhile in one round trip (docs/performance.md, "Ninth pass").
+
+Nothing is lost or done twice: what a commit reports due is computed from the counts already
+packed, so a game's latest report covers its earlier ones and only that one is kept; a report
+dropped by a process that stops (or by a failed round trip) is found due again by the game's
+next commit; PACK_HISTORY packs nothing twice and leaves an archived game alone. The thread
+ends after `IDLE_SECONDS` without a report and starts again with the next, so an idle process
+(or a test's app) holds no thread and keeps no store alive.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: how long the thread waits for a report before it ends
+IDLE_SECONDS = 10.0
+#: what a commit reports due, by game (COMMIT's reply), and what packs a list of them
+Due = tuple[str, list[Any]]
+Pack = Callable[[list[Due]], None]
+
+
+class HistoryPacker:
+    """Packs the history segments reported to it (`add`) on a daemon thread of its own,
+    started by a report when none runs."""
+
+    def __init__(self, pack: Pack, idle_seconds: float = IDLE_SECONDS) -> None:
+        self._pack = pack
+        self._idle = idle_seconds
+        self._due: dict[str, list[Any]] = {}
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, gid: str, due: list[Any]) -> None:
+        """Pack `due` (COMMIT's reply for `gid`) soon; returns at once."""
+        with self._changed:
+            self._due[gid] = due
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="history-packer",
+                                                daemon=True)
+                self._thread.start()
+            self._changed.notify()
+
+    @property
+    def running(self) -> bool:
+        with self._changed:
+            return self._thread is not None
+
+    def flush(self) -> None:
+        """Pack what is waiting now, on the caller's thread."""
+        with self._changed:
+            due, self._due = list(self._due.items()), {}
+        if due:
+            self._pack(due)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                if not self._due:
+                    self._changed.wait(self._idle)
+                if not self._due:  # idle: end, and let the next report start a thread
+                    self._thread = None
+                    return
+                due, self._due = list(self._due.items()), {}
+            try:
+                self._pack(due)
+            except Exception:  # packing only saves memory: the games' next commits retry
+                log.exception("history of %s not packed", ", ".join(g for g, _ in due))

@@ -1,0 +1,104 @@
+"""The web process's history packer (service/storage/history_packer.py), alone: reports are
+packed on its own thread, a game's latest report replaces an earlier one not yet packed, a
+failed packing is logged and the next goes on, and an idle thread ends and starts again."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from service.storage.history_packer import Due, HistoryPacker
+
+
+class Recorder:
+    """A pack function: records each call's thread and reports; on the packer's thread it
+    waits for `gate` if given; it fails while `failing`."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[Due]]] = []
+        self.gate: threading.Event | None = None
+        self.failing = False
+        self.done = threading.Semaphore(0)
+
+    def __call__(self, due: list[Due]) -> None:
+        if self.gate is not None and threading.current_thread().name == "history-packer":
+            self.gate.wait(5)
+        self.calls.append((threading.current_thread().name, due))
+        self.done.release()
+        if self.failing:
+            raise RuntimeError("no Redis")
+
+
+def _wait(predicate: Any, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_reports_are_packed_on_the_packers_thread() -> None:
+    pack = Recorder()
+    packer = HistoryPacker(pack)
+    packer.add("g1", ["due 1"])
+    assert pack.done.acquire(timeout=5)
+    assert pack.calls == [("history-packer", [("g1", ["due 1"])])]
+
+
+def test_a_games_latest_report_replaces_one_not_yet_packed() -> None:
+    pack = Recorder()
+    pack.gate = threading.Event()
+    packer = HistoryPacker(pack)
+    packer.add("g1", ["first"])  # taken at once, then held at the gate
+    _wait(lambda: not packer._due)
+    packer.add("g1", ["second"])
+    packer.add("g2", ["other"])
+    packer.add("g1", ["third"])
+    pack.gate.set()
+    assert pack.done.acquire(timeout=5) and pack.done.acquire(timeout=5)
+    assert [due for _, due in pack.calls] == [
+        [("g1", ["first"])], [("g1", ["third"]), ("g2", ["other"])]]
+
+
+def test_a_failed_packing_is_logged_and_the_next_goes_on(caplog: pytest.LogCaptureFixture
+                                                           ) -> None:
+    pack = Recorder()
+    pack.failing = True
+    packer = HistoryPacker(pack)
+    with caplog.at_level(logging.ERROR, logger="service.storage.history_packer"):
+        packer.add("g1", ["due"])
+        assert pack.done.acquire(timeout=5)
+        _wait(lambda: "history of g1 not packed" in caplog.text)
+    pack.failing = False
+    packer.add("g2", ["due"])
+    assert pack.done.acquire(timeout=5)
+    assert [due for _, due in pack.calls] == [[("g1", ["due"])], [("g2", ["due"])]]
+
+
+def test_an_idle_thread_ends_and_the_next_report_starts_another() -> None:
+    pack = Recorder()
+    packer = HistoryPacker(pack, idle_seconds=0.05)
+    packer.add("g1", ["due"])
+    assert pack.done.acquire(timeout=5)
+    _wait(lambda: not packer.running)
+    packer.add("g2", ["due"])
+    assert packer.running
+    assert pack.done.acquire(timeout=5)
+    assert [due for _, due in pack.calls] == [[("g1", ["due"])], [("g2", ["due"])]]
+
+
+def test_flush_packs_what_waits_on_the_callers_thread() -> None:
+    pack = Recorder()
+    pack.gate = threading.Event()
+    packer = HistoryPacker(pack)
+    packer.add("g1", ["first"])
+    _wait(lambda: not packer._due)  # the thread holds g1 at the gate
+    packer.add("g2", ["waiting"])
+    packer.flush()
+    assert pack.calls == [(threading.current_thread().name, [("g2", ["waiting"])])]
+    pack.gate.set()
+    assert pack.done.acquire(timeout=5) and pack.done.acquire(timeout=5)
+    assert pack.calls[1] == ("history-packer", [("g1", ["first"])])
