@@ -2,8 +2,8 @@
 
 A move the web process settles (`Store.settle_foreseen`) may find whole history segments due
 (`history_segments`). Packing them (zlib at level 6, then one more round trip) only saves
-memory, yet it held about one settled move in five for a second round trip and a millisecond
-of CPU before its answer. The web process hands them to this thread instead, which packs every
+memory, yet it held about one settled move in five for a second round trip and the
+compression before its answer. The web process hands them to this thread instead, which packs every
 game reported meanwhile in one round trip (docs/performance.md, "Ninth pass").
 
 Nothing is lost or done twice: what a commit reports due is computed from the counts already
