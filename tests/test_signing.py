@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -82,3 +83,45 @@ def test_canonical_fast_path_equals_rfc8785(value: Any) -> None:
 ])
 def test_canonical_edge_cases(value: Any) -> None:
     assert _outcome(signing.canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+def _strict_outcome(parse: Any, body: bytes) -> Any:
+    try:
+        return ("value", parse(body))
+    except Exception as err:  # noqa: BLE001 - the error's kind is the outcome compared
+        return ("error", type(err).__name__)
+
+
+def _bodies(value: Any) -> list[bytes]:
+    """`value` written compactly (orjson), with spaces and escapes (json), and with its first
+    object's first key repeated."""
+    compact = orjson.dumps(value)
+    out = [compact, json.dumps(value).encode()]
+    i = compact.find(b"{")
+    if i >= 0 and compact[i + 1:i + 2] != b"}":
+        out.append(compact[:i + 1] + b'"k":0,"k":1,' + compact[i + 1:])
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values)
+def test_strict_parse_fast_path_equals_the_checked_parse(value: Any) -> None:
+    """`parse_json_strict` takes compact bodies from orjson: it returns what the checked
+    parse returns (json with its duplicate and constant checks), or fails as it fails."""
+    for body in _bodies(value):
+        fast = _strict_outcome(signing.parse_json_strict, body)
+        checked = _strict_outcome(signing._parse_json_checked, body)
+        assert repr(fast) == repr(checked), body
+
+
+@pytest.mark.parametrize("body", [
+    b'{"a":1,"a":2}', b'{"a":{"b":1,"b":1}}', b'[{"x":null,"x":null}]', b'{"a":NaN}',
+    b'{"a":Infinity}', b"[1e400]", b"123456789012345678901234567890", b'{"s":"\\ud800"}',
+    b'{"a":1} ', "{\"é\":1}".encode(), b"\xef\xbb\xbf{}", b"",
+])
+def test_strict_parse_edge_cases(body: bytes) -> None:
+    assert repr(_strict_outcome(signing.parse_json_strict, body)) == repr(
+        _strict_outcome(signing._parse_json_checked, body))
+    if body.count(b'"a":') + body.count(b'"b":') + body.count(b'"x":') > 1:
+        with pytest.raises(signing.DuplicateKey):
+            signing.parse_json_strict(body)

@@ -235,8 +235,27 @@ def sign_receipt(private_key: Ed25519PrivateKey, receipt: dict[str, Any]) -> str
 
 
 def parse_json_strict(body: bytes) -> Any:
-    """Parse JSON, rejecting duplicate object keys and non-finite numbers (ValueError)."""
+    """Parse JSON, rejecting duplicate object keys and non-finite numbers (ValueError).
 
+    A body that orjson writes back byte for byte (compact JSON, as clients serialize with
+    orjson or `separators=(",", ":")`) is taken from orjson, about five times faster: orjson
+    writes each key of an object once and no NaN, so such a body repeats no key and holds no
+    constant. Anything else (whitespace, escapes, floats written otherwise, numbers past 64
+    bits, duplicates) is parsed by `json` with the checks below."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        try:
+            if orjson.dumps(value) == body:
+                return value
+        except orjson.JSONEncodeError:  # nesting orjson reads but does not write
+            pass
+    return _parse_json_checked(body)
+
+
+def _parse_json_checked(body: bytes) -> Any:
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in pairs:
