@@ -18,6 +18,7 @@ round trip of their own (`append`).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -140,15 +141,19 @@ async def feed_lines(r: redis.asyncio.Redis, subscribed: Callable[[], Awaitable[
         await pubsub.aclose()
 
 
-async def applied_games(r: redis.asyncio.Redis) -> AsyncIterator[str]:
+async def applied_games(r: redis.asyncio.Redis, subscribed: asyncio.Event | None = None
+                        ) -> AsyncIterator[str]:
     """The id of each game as it commits (the `parley:applied` channel), for as long as the
-    caller iterates."""
+    caller iterates; `subscribed` is set once Redis confirmed the subscription (from then on
+    no commit is missed)."""
     pubsub = r.pubsub()
     try:
         await pubsub.subscribe(APPLIED_CHANNEL)
         async for message in pubsub.listen():
             if message["type"] == "message":
                 yield message["data"].split(" ", 1)[0]
+            elif message["type"] == "subscribe" and subscribed is not None:
+                subscribed.set()
     finally:
         await pubsub.aclose()
 

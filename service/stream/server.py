@@ -16,8 +16,11 @@ open streams, so the process's work grows with the entries written, not with the
 The feeds themselves are read only when a stream opens or resumes, and for every open stream
 after the channel was lost (a Redis restart): a stream misses nothing and gets nothing twice
 (each one keeps the id of the last entry it was handed). A second subscription, to
-`parley:applied`, wakes the long polls of a game. Beside a Redis Cluster store the feeds and
-their channel are on the queue's Redis (`service.storage.store.feeds_url`).
+`parley:applied`, wakes the long polls of a game; it is held only while long polls come (it
+ends `COMMITS_IDLE_SECONDS` after the last one), since every commit announces itself there
+and a process with no poll waiting would wake for each one for nothing. Beside a Redis
+Cluster store the feeds and their channel are on the queue's Redis
+(`service.storage.store.feeds_url`).
 """
 
 from __future__ import annotations
@@ -54,6 +57,10 @@ MAX_WAIT = 60
 SHUTDOWN_SECONDS = 1.0
 #: how long the hearing task waits before it subscribes again to a lost feeds channel
 RESUBSCRIBE_SECONDS = 1.0
+#: the commits' channel is left this long after the last long poll ended
+COMMITS_IDLE_SECONDS = 30.0
+#: the longest a long poll waits for that channel before it reads its page all the same
+SUBSCRIBE_WAIT = 5.0
 
 Entry = tuple[str, str]  # (feed entry id, JSON)
 
@@ -88,13 +95,19 @@ class Hub:
         self.hearing = asyncio.Event()
         self.subscriptions = 0
         self.polls: dict[str, set[asyncio.Event]] = defaultdict(set)  # game -> waiting polls
+        #: the task hearing the commits' channel while long polls come, set once subscribed,
+        #: and when the last poll ended
+        self.hearing_commits: asyncio.Task[None] | None = None
+        self.commits_heard = asyncio.Event()
+        self.polls_ended = 0.0
         self.tasks: list[asyncio.Task[Any]] = []
 
     async def start(self, _app: web.Application) -> None:
-        self.tasks = [asyncio.create_task(self._hear()), asyncio.create_task(self._renew()),
-                      asyncio.create_task(self._applied())]
+        self.tasks = [asyncio.create_task(self._hear()), asyncio.create_task(self._renew())]
 
     async def stop(self, _app: web.Application) -> None:
+        if self.hearing_commits is not None:
+            self.tasks.append(self.hearing_commits)
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -194,16 +207,37 @@ class Hub:
 
     # ---- long polls ----------------------------------------------------------------------
 
+    async def _commits(self) -> None:
+        """Subscribe to the commits' channel unless a task does, and wait (a while at most)
+        until it is subscribed, so that a commit after the caller reads its page wakes it."""
+        if self.hearing_commits is None:
+            self.commits_heard.clear()
+            self.hearing_commits = asyncio.create_task(self._applied())
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SUBSCRIBE_WAIT):
+                await self.commits_heard.wait()
+
     async def _applied(self) -> None:
+        """Wake the long polls of each game that commits, until no poll has come for
+        COMMITS_IDLE_SECONDS; checked as commits are heard (and with no commit, nothing is
+        heard, so nothing is spent)."""
         while True:
             try:
-                async for gid in live.applied_games(self.commits):
-                    for waiter in self.polls.get(gid, ()):
-                        waiter.set()
+                async with contextlib.aclosing(
+                        live.applied_games(self.commits, self.commits_heard)) as games:
+                    async for gid in games:
+                        for waiter in self.polls.get(gid, ()):
+                            waiter.set()
+                        if (not self.polls and
+                                time.monotonic() - self.polls_ended > COMMITS_IDLE_SECONDS):
+                            self.hearing_commits = None  # a poll from now on starts another
+                            self.commits_heard.clear()
+                            return
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("the applied channel failed; subscribing again")
+                self.commits_heard.clear()
                 await asyncio.sleep(1)
 
     async def events(self, gid: str, pid: str | None, after: int, limit: int,
@@ -214,6 +248,8 @@ class Hub:
         self.polls[gid].add(woken)
         try:
             deadline = time.monotonic() + wait
+            if wait > 0:
+                await self._commits()
             while True:
                 woken.clear()
                 game = await asyncio.to_thread(load_game, self.store, gid)
@@ -231,6 +267,7 @@ class Hub:
             self.polls[gid].discard(woken)
             if not self.polls[gid]:
                 del self.polls[gid]
+            self.polls_ended = time.monotonic()
 
 
 _TYPE_FIRST = '{"type":"'

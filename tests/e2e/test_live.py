@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import requests
 
+from service.storage.keys import APPLIED_CHANNEL
 from tests.e2e.test_stratego_game import _Http, _wait_applied
 from tests.players import TestPlayer
 
@@ -127,11 +128,24 @@ def test_a_players_feed_shows_their_games_as_their_seat_sees_them(server) -> Non
     again.close()
 
 
+def _commits_heard(server: Any) -> int:
+    """How many connections subscribe to the commits' channel (the stream process's, while
+    long polls come) on the store's Redis (the node it names, for a cluster store)."""
+    import redis
+
+    url = server.env.get("PARLEY_STORE_URL") or server.env["REDIS_URL"]
+    with redis.Redis.from_url(url) as r:
+        return dict(r.pubsub_numsub(APPLIED_CHANNEL))[APPLIED_CHANNEL.encode()]
+
+
 def test_a_long_poll_answers_when_the_game_moves(server) -> None:
     server.start_stream()
     gid, ann, bob = _game(server)
+    feed = Feed(server, bob)
     _move(server, gid, ann, 0, {"type": "setup", "placement": SETUP})
     _move(server, gid, bob, 1, {"type": "setup", "placement": MIRROR})
+    assert _commits_heard(server) == 0  # streams open, no poll: no commit wakes the process
+    feed.close()
     cursor = server.get(f"/v1/games/{gid}/events", headers=bob.auth).json()["next"]
     started = time.monotonic()
     empty = server.get(f"/v1/games/{gid}/events?cursor={cursor}&wait=1", headers=bob.auth)
@@ -146,6 +160,7 @@ def test_a_long_poll_answers_when_the_game_moves(server) -> None:
     _move(server, gid, ann, 0, {"type": "move", "from": "a4", "to": "a5"})
     got = answer.get(timeout=25)
     assert time.monotonic() - started < 5
+    assert _commits_heard(server) == 1  # held a while for the next polls
     assert got.status_code == 200
     page = got.json()
     assert page["events"] and all(int(e["id"]) > int(cursor) for e in page["events"])

@@ -107,3 +107,48 @@ def test_every_open_stream_of_a_player_gets_each_entry(config, listeners) -> Non
             await hub.stop(None)  # type: ignore[arg-type]
 
     assert asyncio.run(scenario()) == [[_entry(1), _entry(2), _entry(3)]] * listeners
+
+
+def test_the_commits_channel_is_heard_only_while_long_polls_come(config, monkeypatch) -> None:
+    """No poll, no subscription to the commits' channel; a poll subscribes before it reads its
+    page and is woken by its game's commit; the subscription ends once polls stop coming
+    (COMMITS_IDLE_SECONDS, here none), and the next poll subscribes again."""
+    from service.storage.keys import APPLIED_CHANNEL
+
+    monkeypatch.setattr(server, "COMMITS_IDLE_SECONDS", 0.0)
+    r = redis.Redis.from_url(config.REDIS_URL)
+
+    def heard() -> int:
+        return dict(r.pubsub_numsub(APPLIED_CHANNEL))[APPLIED_CHANNEL.encode()]
+
+    async def until(predicate) -> None:  # noqa: ANN001
+        async with asyncio.timeout(5):
+            while not predicate():
+                await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        hub = await _hub(config)
+        try:
+            assert heard() == 0 and hub.hearing_commits is None
+            woken = asyncio.Event()
+            hub.polls["g_1"].add(woken)  # a poll of g_1, as `events` registers it
+            await hub._commits()
+            assert heard() == 1 and hub.commits_heard.is_set()
+            r.publish(APPLIED_CHANNEL, "g_2 3")
+            r.publish(APPLIED_CHANNEL, "g_1 5")
+            async with asyncio.timeout(5):
+                await woken.wait()
+            assert hub.hearing_commits is not None  # a poll waits: still heard
+            del hub.polls["g_1"]
+            hub.polls_ended = 0.0
+            r.publish(APPLIED_CHANNEL, "g_1 6")
+            await until(lambda: hub.hearing_commits is None)
+            await until(lambda: heard() == 0)
+            assert not hub.commits_heard.is_set()
+            await hub._commits()  # the next poll
+            assert heard() == 1
+        finally:
+            await hub.stop(None)  # type: ignore[arg-type]
+        assert heard() == 0
+
+    asyncio.run(scenario())
