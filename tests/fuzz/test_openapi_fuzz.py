@@ -66,11 +66,16 @@ def _request_line(case, base_url: str) -> int:
 
 
 def _refused_by_the_server(case) -> bool:
-    """A generated `Content-Length` header that is not a number: the web server's HTTP layer
-    refuses the request itself (400, an empty body) before the app sees it
-    (tests/ops/test_web_server.py), so, as for an overlong request line, only "no 5xx" holds."""
-    return any(name.lower() == "content-length" and not str(value).strip().isdigit()
-               for name, value in (case.headers or {}).items())
+    """A generated `Content-Length` that is not a number, or a `Transfer-Encoding` other than
+    chunked: the web server's HTTP layer refuses the request itself (400, an empty body) before
+    the app sees it (tests/ops/test_web_server.py), so, as for an overlong request line, only
+    "no 5xx" holds."""
+    for name, value in (case.headers or {}).items():
+        name, value = name.lower(), str(value).strip()
+        if ((name == "content-length" and not value.isdigit())
+                or (name == "transfer-encoding" and value.lower() != "chunked")):
+            return True
+    return False
 
 
 def _call(case, live: Live, headers: dict[str, str] | None = None) -> None:
@@ -110,3 +115,5 @@ def test_a_request_the_server_refuses_itself_is_checked_for_no_5xx_only(live: Li
     _call(case, live)
     ok = operation.Case(path_parameters={"player": live.player.id}, headers={"Content-Length": "0"})
     assert not _refused_by_the_server(ok)
+    assert _refused_by_the_server(operation.Case(path_parameters={"player": live.player.id},
+                                                 headers={"Transfer-Encoding": "U-UY]"}))

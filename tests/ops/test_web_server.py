@@ -99,11 +99,13 @@ def test_a_long_path_reaches_the_app_and_an_overlong_one_is_refused(web_port: in
         assert sock.recv(65536).startswith(b"HTTP/1.1 414")
 
 
-def test_a_content_length_that_is_not_a_number_is_refused_by_the_server(web_port: int) -> None:
+@pytest.mark.parametrize("header", [b"Content-Length: U-UY]", b"Transfer-Encoding: U-UY]"])
+def test_a_malformed_length_or_encoding_is_refused_by_the_server(web_port: int,
+                                                                 header: bytes) -> None:
     """The server's HTTP layer answers it (400, an empty body) before the app: tests/fuzz
     checks such requests only for "no 5xx"."""
     with socket.create_connection(("127.0.0.1", web_port), timeout=10) as sock:
-        sock.sendall(b"GET /v1/server-key HTTP/1.1\r\nHost: test\r\nContent-Length: U-UY]\r\n\r\n")
+        sock.sendall(b"GET /v1/server-key HTTP/1.1\r\nHost: test\r\n" + header + b"\r\n\r\n")
         response = sock.recv(65536)
     assert response.startswith(b"HTTP/1.1 400")
     assert b"application/problem+json" not in response
