@@ -56,13 +56,6 @@ class HistoryPacker:
         with self._changed:
             return self._thread is not None
 
-    def flush(self) -> None:
-        """Pack what is waiting now, on the caller's thread."""
-        with self._changed:
-            due, self._due = list(self._due.items()), {}
-        if due:
-            self._pack(due)
-
     def _run(self) -> None:
         while True:
             with self._changed:
