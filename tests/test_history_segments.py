@@ -6,8 +6,10 @@ move 100 fits in 32 KB."""
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import zlib
 from typing import Any
 
 import pytest
@@ -22,7 +24,7 @@ from service.notify import dispatch
 from service.storage import history_segments
 from service.storage.game_records import read_snapshot
 from service.storage.keys import game_key
-from service.storage.state_packing import MARK
+from service.storage.state_packing import MARK, ZLIB_MARK
 from service.storage.store import Store
 from tests.api.helpers import new_game
 from tests.archive.helpers import Finished, every_read
@@ -284,6 +286,13 @@ def test_a_large_state_is_stored_packed_and_read_as_its_json(app, client) -> Non
     store.r.set(game_key(gid, "state"), state_json)  # as stored before packing
     assert store.state_json(gid) == state_json
     assert store.view_context(gid, None)[1] == state_json
+    zlib_packed = ZLIB_MARK + base64.b64encode(zlib.compress(state_json.encode(), 2)).decode()
+    store.r.set(game_key(gid, "state"), zlib_packed)  # as packed before zstd
+    assert store.state_json(gid) == state_json
+    assert store.view_context(gid, None)[1] == state_json
+    _play(app, gid, players, _moves()[4:5])  # the next commit writes it packed anew
+    assert store.r.get(game_key(gid, "state")).startswith(MARK)
+    assert json.loads(store.state_json(gid)) == store.state(gid)
 
 
 def test_a_live_original_game_at_move_100_fits_in_32_kb(app, client) -> None:

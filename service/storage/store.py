@@ -9,7 +9,7 @@ Game keys (`game_key(gid, part)`):
 - `meta`     hash: ruleset, options, platform options, seats, status, step, to_act, head (last
              accepted seq), applied (last resolved seq), last_hash (receipt chain), events, result
 - `state`    string: the engine state as canonical JSON, packed from 1 KB on
-             (`service.storage.state_packing`: zlib and base64); readers get the JSON
+             (`service.storage.state_packing`: zstd and base64); readers get the JSON
 - `moves`    stream: entry `<seq>-0` with `env` (canonical envelope JSON), `h` (entry hash,
              base64url), `t` (accepted at, Unix seconds); `entries` gives hex and ISO 8601.
              Applied entries leave it for `moves:seg`, 16 at a time
@@ -46,7 +46,7 @@ atomically), and the game's reads (`entries`, `events`, `hashes`, the whole-game
 segments and the rest into the same answers as before. Events are a list rather than a
 stream: Redis gives a stream's newest node 4 KB however few entries it holds, which the
 unpacked few would pay on every game. The state, read and written on every move, is packed
-with a fast zlib level (`service.storage.state_packing`). Segments are binary, so they are read
+with zstd at a fast level (`service.storage.state_packing`). Segments are binary, so they are read
 through a second client that does not decode (`raw`: its own pool; a cluster client on a
 cluster).
 """
@@ -163,7 +163,10 @@ def now_iso() -> str:
     return iso(int(time.time()))
 
 
+@functools.lru_cache(maxsize=64)
 def iso(seconds: int) -> str:
+    """UTC seconds as ISO 8601; kept for the last seconds asked, since every move's receipt
+    and entries ask for the present one again."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
