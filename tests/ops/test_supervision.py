@@ -82,18 +82,16 @@ def _wait_for(predicate, timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
+def _answers(url: str, path: str = "/v1/server-key") -> bool:
+    """Whether GET `path` answers 200 (the health check needs the workers too)."""
+    try:
+        return requests.get(url + path, timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
 def _healthy(url: str) -> bool:
-    try:
-        return requests.get(url + "/v1/health", timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
-
-
-def _answers(url: str) -> bool:
-    try:
-        return requests.get(url + "/v1/server-key", timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
+    return _answers(url, "/v1/health")
 
 
 def _refused(port: int) -> bool:
