@@ -4,34 +4,23 @@ earlier forms still read, and one compression context per thread."""
 from __future__ import annotations
 
 import base64
-import random
 import threading
 import zlib
 
 from parley_protocol.signing import dump_state
 
 from engines.registry import get_engine
-from engines.rng import SeededRng
 from service.storage.state_packing import MARK, PACK_MIN, ZLIB_MARK, pack_state, unpack_state
+from tests.engines.playout import random_playout
 
 
-def _stratego_state(moves: int, seed: int = 1) -> str:
-    """The canonical JSON of a Stratego game after `moves` random moves."""
-    engine = get_engine("stratego")
-    rng, chooser = SeededRng(seed), random.Random(seed)
-    state = engine.setup(engine.validate_options({}, 2), 2, rng)
-    for _ in range(moves):
-        to_act = engine.decision(state)["to_act"]
-        if not to_act:
-            break
-        seat = to_act[0]
-        state, _ = engine.apply(state, seat, chooser.choice(list(engine.legal_moves(state, seat))),
-                                rng)
-    return dump_state(state)
+def _stratego_state(seed: int = 1) -> str:
+    """The canonical JSON of the last state of a random Stratego game (about 9 KB)."""
+    return dump_state(random_playout(get_engine("stratego"), {}, 2, seed).state)
 
 
 def test_a_large_state_is_packed_with_zstd_and_read_back() -> None:
-    state_json = _stratego_state(60)
+    state_json = _stratego_state()
     stored = pack_state(state_json)
     assert stored[0] == MARK
     assert len(stored) < len(state_json) / 3
@@ -47,7 +36,7 @@ def test_a_small_state_is_kept_as_it_is() -> None:
 
 
 def test_states_of_earlier_versions_are_read() -> None:
-    state_json = _stratego_state(20)
+    state_json = _stratego_state(2)
     zlib_packed = ZLIB_MARK + base64.b64encode(zlib.compress(state_json.encode(), 2)).decode()
     assert unpack_state(zlib_packed) == state_json  # packed before zstd
     assert unpack_state(state_json) == state_json  # stored before packing
@@ -55,7 +44,7 @@ def test_states_of_earlier_versions_are_read() -> None:
 
 
 def test_threads_packing_at_once_each_get_their_own_state_back() -> None:
-    states = [_stratego_state(n, seed=n) for n in range(10, 90, 10)]
+    states = [_stratego_state(seed) for seed in range(8)]
     failures: list[str] = []
 
     def pack_many(state_json: str) -> None:

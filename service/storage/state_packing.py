@@ -45,10 +45,11 @@ def pack_state(state_json: str) -> str:
 
 def unpack_state(stored: str | None) -> str | None:
     """The canonical JSON of a stored state (None stays None: no state yet)."""
-    if not stored:
+    decompress = _DECOMPRESS.get(stored[0]) if stored else None
+    if decompress is None:
         return stored
-    if stored[0] == MARK:
-        return zstandard.decompress(base64.b64decode(stored[1:])).decode()
-    if stored[0] == ZLIB_MARK:
-        return zlib.decompress(base64.b64decode(stored[1:])).decode()
-    return stored
+    return decompress(base64.b64decode(stored[1:])).decode()
+
+
+#: each mark's decompression: the packing written now, and the earlier version's
+_DECOMPRESS = {MARK: zstandard.decompress, ZLIB_MARK: zlib.decompress}
