@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from typing import Any
 
 import pytest
 
 from service.storage.history_packer import Due, HistoryPacker
+from tests.waiting import wait_until
 
 
 class Recorder:
@@ -33,13 +32,6 @@ class Recorder:
             raise RuntimeError("no Redis")
 
 
-def _wait(predicate: Any, seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
-
-
 def test_reports_are_packed_on_the_packers_thread() -> None:
     pack = Recorder()
     packer = HistoryPacker(pack)
@@ -53,7 +45,7 @@ def test_a_games_latest_report_replaces_one_not_yet_packed() -> None:
     pack.gate = threading.Event()
     packer = HistoryPacker(pack)
     packer.add("g1", ["first"])  # taken at once, then held at the gate
-    _wait(lambda: not packer._due)
+    wait_until(lambda: not packer._due, 5, interval=0.005)
     packer.add("g1", ["second"])
     packer.add("g2", ["other"])
     packer.add("g1", ["third"])
@@ -71,7 +63,7 @@ def test_a_failed_packing_is_logged_and_the_next_goes_on(caplog: pytest.LogCaptu
     with caplog.at_level(logging.ERROR, logger="service.storage.history_packer"):
         packer.add("g1", ["due"])
         assert pack.done.acquire(timeout=5)
-        _wait(lambda: "history of g1 not packed" in caplog.text)
+        wait_until(lambda: "history of g1 not packed" in caplog.text, 5, interval=0.005)
     pack.failing = False
     packer.add("g2", ["due"])
     assert pack.done.acquire(timeout=5)
@@ -83,7 +75,7 @@ def test_an_idle_thread_ends_and_the_next_report_starts_another() -> None:
     packer = HistoryPacker(pack, idle_seconds=0.05)
     packer.add("g1", ["due"])
     assert pack.done.acquire(timeout=5)
-    _wait(lambda: not packer.running)
+    wait_until(lambda: not packer.running, 5, interval=0.005)
     packer.add("g2", ["due"])
     assert packer.running
     assert pack.done.acquire(timeout=5)

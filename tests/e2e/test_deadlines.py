@@ -4,14 +4,13 @@ forfeits, even when the worker holding the scheduled jobs is killed meanwhile.""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from parley_protocol.verify import verify_bundle
 from standardwebhooks import Webhook
 
 from tests.notify.conftest import notify_env, receiver, smtp  # noqa: F401  (fixtures)
 from tests.players import TestPlayer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -21,16 +20,6 @@ def _register(server, name: str, address: str) -> TestPlayer:
     body = server.post("/v1/players", json=player.registration(email=address)).json()
     player.id, player.key_id, player.token = body["id"], body["key_id"], body["token"]
     return player
-
-
-def _wait(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {seconds} s")
 
 
 def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receiver,  # noqa: F811
@@ -46,30 +35,30 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
                          "on_timeout": "forfeit"}}).json()["id"]
     for p in (ann, bob):
         assert server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
-    summary = _wait(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "active"
-                    and s, 10, "the game starts")
+    summary = wait_until(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "active"
+                         and s, 10, "the game starts")
     assert summary["deadline"] and [d["seat"] for d in summary["deadlines"]] == [0, 1]
     view = server.get(f"/v1/games/{gid}/view", headers=ann.auth).json()
     resp = server.post(f"/v1/games/{gid}/moves",
                        json=ann.envelope(gid, 0, view["step"], view["legal_moves"][0]))
     assert resp.status_code == 202
-    _wait(lambda: server.get(f"/v1/games/{gid}").json()["to_act"] == [1], 10, "Red's setup")
+    wait_until(lambda: server.get(f"/v1/games/{gid}").json()["to_act"] == [1], 10, "Red's setup")
     # Killed before the reminder (6 s) and the timeout (12 s): the new worker's sweep runs both.
     # (Bob's fourth mail would be the reminder: a kill after it could land mid-delivery of the
     # reminder's webhook, an attempt docs/notifications.md says is then lost.)
-    _wait(lambda: any(m["X-Parley-Event"] == "turn.started"
-                      for m in smtp.to("bob@example.org")), 10,
-          "the start mails and Bob's turn mail")
+    wait_until(lambda: any(m["X-Parley-Event"] == "turn.started"
+                           for m in smtp.to("bob@example.org")), 10,
+               "the start mails and Bob's turn mail")
     for proc in server.procs[1:]:  # the worker, its work horse and its scheduler: kill -9
         server.kill(proc)
     server.start_worker()
 
-    final = _wait(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "finished"
-                  and s, 30, "the forfeit")
+    final = wait_until(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "finished"
+                       and s, 30, "the forfeit")
     assert final["result"]["winners"] == [0] and final["deadline"] is None
-    _wait(lambda: any(m["X-Parley-Event"] == "game.finished"
-                      for m in smtp.to("bob@example.org")), 10,
-          "the end mail")
+    wait_until(lambda: any(m["X-Parley-Event"] == "game.finished"
+                           for m in smtp.to("bob@example.org")), 10,
+               "the end mail")
     bob_kinds = [m["X-Parley-Event"] for m in smtp.to("bob@example.org")]
     ann_kinds = [m["X-Parley-Event"] for m in smtp.to("ann@example.org")]
     assert bob_kinds.count("deadline.reminder") == 1
@@ -77,7 +66,7 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     assert "deadline.reminder" not in ann_kinds and "deadline.timeout" not in ann_kinds
     assert ann_kinds.count("game.finished") == 1
 
-    _wait(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
+    wait_until(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
     verifier = Webhook(hook["secret"])
     kinds = [verifier.verify(r["body"], r["headers"])["type"] for r in receiver.requests]
     assert sorted(kinds) == ["deadline.reminder", "deadline.timeout", "game.finished"]

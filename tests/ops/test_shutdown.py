@@ -17,16 +17,9 @@ from rq.job import Job, JobStatus
 
 from tests.ops.test_web_server import get, quiet_web_server
 from tests.players import TestPlayer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
-
-
-def _wait(predicate, timeout: float = 20, step: float = 0.05) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(step)
 
 
 def test_sigterm_lets_a_slow_request_finish(server) -> None:
@@ -77,11 +70,11 @@ def test_sigterm_does_not_wait_for_idle_kept_alive_connections(redis_url: str,
 def test_sigterm_lets_a_running_job_finish(server, redis_url: str) -> None:
     worker = server.procs[1]
     conn = redis.Redis.from_url(redis_url)
-    _wait(lambda: server.get("/v1/health").status_code == 200)
+    wait_until(lambda: server.get("/v1/health").status_code == 200, 20, interval=0.05)
     key = f"slow-job:{uuid.uuid4().hex}"
     job = Queue("parley", connection=conn).enqueue("tests.ops.jobs.slow_job", redis_url, key,
                                                   3.0, job_timeout=60)
-    _wait(lambda: conn.get(key + ":started") is not None)
+    wait_until(lambda: conn.get(key + ":started") is not None, 20, interval=0.05)
     os.killpg(worker.pid, signal.SIGTERM)  # as a process manager does: the whole group
     sent = time.time()
     assert worker.wait(30) == 0

@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import requests
 
 from service.ops import embedded_redis
 from service.ops.embedded_redis import RedisStartError, free_port, start_redis, stop_redis
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -73,13 +73,6 @@ def _command_lines(pids: set[int]) -> list[str]:
             lines.append((Path("/proc") / str(pid) / "cmdline").read_bytes()
                          .replace(b"\0", b" ").decode())
     return lines
-
-
-def _wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out: {what}"
-        time.sleep(0.1)
 
 
 def _answers(url: str, path: str = "/v1/server-key") -> bool:
@@ -147,7 +140,7 @@ def test_a_killed_parley_run_takes_every_process_along(system: System) -> None:
                            start_new_session=True)
     system.seen.add(run.pid)
     url = f"http://127.0.0.1:{system.env['PARLEY_PORT']}"
-    _wait_for(lambda: _healthy(url) or run.poll() is not None, 60, "parley run answers")
+    wait_until(lambda: _healthy(url) or run.poll() is not None, 60, "parley run answers")
     assert run.poll() is None
     started = _descendants(run.pid)
     system.seen |= started
@@ -157,11 +150,11 @@ def test_a_killed_parley_run_takes_every_process_along(system: System) -> None:
 
     os.kill(run.pid, signal.SIGKILL)
     run.wait()
-    _wait_for(lambda: not _alive(started) and not _tagged(system.tag), 15, "every child exits")
+    wait_until(lambda: not _alive(started) and not _tagged(system.tag), 15, "every child exits")
     # the ports are free for the next start (once the last threads of the processes are
     # gone: a process whose main thread is a zombie may still hold its sockets a moment)
     for name in ("PARLEY_PORT", "PARLEY_STREAM_PORT", "PARLEY_REDIS_PORT"):
-        _wait_for(lambda name=name: _port_is_free(int(system.env[name])), 15, name)
+        wait_until(lambda name=name: _port_is_free(int(system.env[name])), 15, name)
 
 
 def test_a_web_server_killed_outright_takes_its_workers_along(system: System,
@@ -174,17 +167,17 @@ def test_a_web_server_killed_outright_takes_its_workers_along(system: System,
     system.seen.add(web.pid)
     port = int(env["PARLEY_PORT"])
     url = f"http://127.0.0.1:{port}"
-    _wait_for(lambda: _answers(url) and len(_descendants(web.pid)) == 2, 60,
-              "two workers serve the port")
+    wait_until(lambda: _answers(url) and len(_descendants(web.pid)) == 2, 60,
+               "two workers serve the port")
     workers = _descendants(web.pid)
     system.seen |= workers
     os.kill(web.pid, signal.SIGKILL)
     web.wait()
-    _wait_for(lambda: not _alive(workers), 15, "the workers exit")
+    wait_until(lambda: not _alive(workers), 15, "the workers exit")
     # and nothing listens there any more (once the workers' last threads are gone; a bind
     # test could fail for a reason of its own: the port is in the ephemeral range, and
     # another test's outgoing connection may take it)
-    _wait_for(lambda: _refused(port), 15, "nothing listens on the port")
+    wait_until(lambda: _refused(port), 15, "nothing listens on the port")
 
 
 @pytest.fixture
@@ -240,7 +233,7 @@ def test_the_procfile_runs_and_stops_cleanly_under_honcho(system: System,
                                   start_new_session=True)
     system.seen.add(honcho.pid)
     url = f"http://127.0.0.1:{env['PARLEY_PORT']}"
-    _wait_for(lambda: _healthy(url) or honcho.poll() is not None, 60, "the Procfile answers")
+    wait_until(lambda: _healthy(url) or honcho.poll() is not None, 60, "the Procfile answers")
     assert honcho.poll() is None, log.read_text()
     started = _descendants(honcho.pid)
     system.seen |= started
@@ -254,5 +247,5 @@ def test_the_procfile_runs_and_stops_cleanly_under_honcho(system: System,
     output = log.read_text()
     assert "Traceback" not in output, output
     assert "SIGKILL" not in output, output  # everything stopped on SIGTERM, in time
-    _wait_for(lambda: not _alive(started) and not _tagged(system.tag), 10,
-              "every process exits")
+    wait_until(lambda: not _alive(started) and not _tagged(system.tag), 10,
+               "every process exits")

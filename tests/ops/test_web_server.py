@@ -17,7 +17,8 @@ import pytest
 
 from service.ops.embedded_redis import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
-from tests.ops.test_supervision import _descendants, _refused, _wait_for
+from tests.ops.test_supervision import _descendants, _refused
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +40,7 @@ def quiet_web_server(redis_url: str, data: Path, workers: int = 2
             line = web.stderr.readline()
             assert line, "the web server exited"
             started += "Started worker" in line
-        _wait_for(lambda: not _refused(port), 10, "the web server takes connections")
+        wait_until(lambda: not _refused(port), 10, "the web server takes connections")
         yield web, port
     finally:
         if web.poll() is None:
@@ -116,7 +117,7 @@ def test_a_worker_that_dies_is_started_again(redis_url: str, tmp_path: Path) -> 
         first = _descendants(web.pid)
         assert len(first) == 2
         os.kill(min(first), signal.SIGKILL)
-        _wait_for(lambda: web.poll() is not None or _descendants(web.pid) - first, 30,
+        wait_until(lambda: web.poll() is not None or _descendants(web.pid) - first, 30,
                   "granian starts another worker")
         assert web.poll() is None, "the web server exited"
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
