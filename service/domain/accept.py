@@ -182,14 +182,11 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
     now = int(time.time())
     row = entry_row(append, now)
     address, signer = rider.foreseen_counters() if rider is not None else ((), ())
-    counted = (metrics_records.ACCEPTED + "api", metrics_records.FORESEEN)
     settling = foresight.settles and store.settles
     settlement = plan_settlement(foreseen, payload, canonical_env) if settling else None
     if settlement is not None:
         reply = store.settle_foreseen(
-            row, foreseen.item, foreseen.seq,
-            (*counted, metrics_records.APPLIED, metrics_records.MOVE_LATENCY.bucket_field(0.0),
-             metrics_records.SETTLED),
+            row, foreseen.item, foreseen.seq, metrics_records.ONE_TRIP[metrics_records.SETTLED],
             settlement.resolution.commit, settlement.players, settlement.feeds,
             settlement.notices, address, signer)
     else:
@@ -197,8 +194,9 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
             append.basis = (foreseen.game, state, foreseen.seq + 1)
         # else the move draws or ends the game, so foreseeing would fail as settling did, and
         # settling changed `state`: nothing is foreseen after it
-        reply = store.accept_foreseen(row, foreseen.item, foreseen.seq, counted, address,
-                                      signer)
+        reply = store.accept_foreseen(row, foreseen.item, foreseen.seq,
+                                      metrics_records.ONE_TRIP[metrics_records.FORESEEN],
+                                      address, signer)
     if rider is not None:
         rider.foreseen(reply[0], reply[1])
     if reply[0] == "miss":

@@ -45,6 +45,11 @@ ACCEPTED, APPLIED, REJECTED, REFUSED, DELIVERIES = (
 FORESEEN = "foreseen"
 #: of those, moves applied in that same round trip (service/domain/settle.py)
 SETTLED = "settled"
+#: what a move of one round trip adds to, in one field (one HINCRBY in its script, where the
+#: totals it counts in would take five): a foreseen move the worker applies, or a settled one.
+#: `counters` adds them to the totals (versions before these fields counted each total
+#: directly: both kinds of field add up)
+ONE_TRIP = {FORESEEN: "one_trip:foreseen", SETTLED: "one_trip:settled"}
 #: where a move came from: the API (a player's signature), or the server (a timeout action,
 #: a move made by mail reply)
 SOURCES = ("api", "server")
@@ -225,7 +230,17 @@ def tally_stored(store: Store, tally: Tally, gid: str, first: int, last: int,
 # ---- what a scrape reads -------------------------------------------------------------------------
 
 def counters(store: Store) -> dict[str, int]:
-    return {field: int(value) for field, value in store.r.hgetall(METRICS_KEY).items()}
+    """The metrics hash, its `ONE_TRIP` fields added to the totals they count in: a foreseen
+    move is accepted from the api; a settled one is also foreseen, applied, and in the
+    latency's first bucket (nothing lies between its acceptance and its commit)."""
+    counts = {field: int(value) for field, value in store.r.hgetall(METRICS_KEY).items()}
+    foreseen, settled = (counts.pop(ONE_TRIP[kind], 0) for kind in (FORESEEN, SETTLED))
+    for field, n in ((ACCEPTED + "api", foreseen + settled), (FORESEEN, foreseen + settled),
+                     (SETTLED, settled), (APPLIED, settled),
+                     (MOVE_LATENCY.bucket_field(0.0), settled)):
+        if n:
+            counts[field] = counts.get(field, 0) + n
+    return counts
 
 
 def pending_games(store: Store) -> int:

@@ -82,15 +82,20 @@ return {'left', gid}
 # ---- a game's move stream and state --------------------------------------------------------
 
 # Lua functions: append an entry that passed every check after the chain head (a new seq),
-# noting its nonce and the new chain head (`add_entry`); set the game's `scheduled` flag and,
-# with the queue's ready list and drainers zset (`InlineWake`), hand the game to a live drainer
-# too (`schedule`, whose reply is ACCEPT_MOVE's `wake`); both (`append_entry`, returning
-# ACCEPT_MOVE's {"ok", seq, wake}). Shared by ACCEPT_MOVE, ACCEPT_FORESEEN and SETTLE_FORESEEN.
+# noting its nonce and the new chain head (`add_entry`; `write_entry` writes the entry and its
+# nonce only, for a caller that writes the chain head with other fields); set the game's
+# `scheduled` flag and, with the queue's ready list and drainers zset (`InlineWake`), hand the
+# game to a live drainer too (`schedule`, whose reply is ACCEPT_MOVE's `wake`); both
+# (`append_entry`, returning ACCEPT_MOVE's {"ok", seq, wake}). Shared by ACCEPT_MOVE,
+# ACCEPT_FORESEEN and SETTLE_FORESEEN.
 APPEND_ENTRY = ONTO_READY + """
-local function add_entry(meta, moves, nonces, nonce, env, hash_b64, at, hash_hex)
-  local seq = redis.call('HINCRBY', meta, 'head', 1)
+local function write_entry(moves, nonces, seq, nonce, env, hash_b64, at)
   redis.call('XADD', moves, seq .. '-0', 'env', env, 'h', hash_b64, 't', at)
   redis.call('HSET', nonces, nonce, seq)
+end
+local function add_entry(meta, moves, nonces, nonce, env, hash_b64, at, hash_hex)
+  local seq = redis.call('HINCRBY', meta, 'head', 1)
+  write_entry(moves, nonces, seq, nonce, env, hash_b64, at)
   redis.call('HSET', meta, 'last_hash', hash_hex)
   return seq
 end
@@ -152,12 +157,12 @@ return append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[2
 #       address counters and the signer counters, ...
 # ARGV: address counters (n), signer counters (m), foreseen `hashes` item, foreseen seq,
 #       step, nonce, envelope, previous entry hash (hex), entry hash (base64url), accepted_at,
-#       entry hash (hex), the metrics' accepted field, now (ms), the metrics' foreseen field,
-#       then (limit, window in s) per counter, ...
+#       entry hash (hex), the metrics' field (the one counter a move of one round trip adds
+#       to: `metrics_records.ONE_TRIP`), now (ms), then (limit, window in s) per counter, ...
 FORESEEN_CHECK = APPEND_ENTRY + """
 local function charge(i)
   local count = redis.call('INCRBY', KEYS[8 + i], 1)
-  if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[14 + 2 * i]) end
+  if count == 1 then redis.call('EXPIRE', KEYS[8 + i], ARGV[13 + 2 * i]) end
   return count
 end
 local function charge_signer(n, m)
@@ -166,11 +171,11 @@ end
 local function foreseen_check(n, m)
   local over = false
   for i = 1, n do
-    if charge(i) > tonumber(ARGV[13 + 2 * i]) then over = true end
+    if charge(i) > tonumber(ARGV[12 + 2 * i]) then over = true end
   end
   if over then return {'limit', 'address'} end
   for i = n + 1, n + m do
-    if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[13 + 2 * i]) then
+    if tonumber(redis.call('GET', KEYS[8 + i]) or '0') >= tonumber(ARGV[12 + 2 * i]) then
       return {'limit', 'signer'}
     end
   end
@@ -194,13 +199,12 @@ ACCEPT_FORESEEN = FORESEEN_CHECK + """
 local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
 local refused = foreseen_check(n, m)
 if refused then return refused end
-local wake = 15 + 2 * (n + m)
+local wake = 14 + 2 * (n + m)
 local reply = append_entry(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[9 + n + m],
                            KEYS[10 + n + m], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11],
                            ARGV[wake], ARGV[wake + 1], ARGV[wake + 2])
 charge_signer(n, m)
 redis.call('HINCRBY', KEYS[7], ARGV[12], 1)
-redis.call('HINCRBY', KEYS[7], ARGV[14], 1)
 redis.call('HSETNX', KEYS[8], ARGV[6], ARGV[13])
 return reply
 """
@@ -262,11 +266,14 @@ local function commit_game(k, state, fields, events, draws, rejected, hashes, no
       redis.call('RPUSH', k[3], string.match(e[1], '^%d+') .. ' ' .. e[2][2])
     end
   end
-  local applied = tonumber(redis.call('HGET', k[1], 'applied') or '0')
+  -- what the commit needs of the meta as it was, read at once
+  local was = redis.call('HMGET', k[1], 'applied', 'events', 'packed_moves', 'packed_events',
+                         'packed_hashes')
+  local applied = tonumber(was[1] or '0')
   local had_events = redis.call('LLEN', k[3])
   local listed = redis.call('LLEN', k[6])
   redis.call('SET', k[2], state)
-  local n = tonumber(fields['events'] or redis.call('HGET', k[1], 'events') or '0')
+  local n = tonumber(fields['events'] or was[2] or '0')
   for _, e in ipairs(events) do
     n = n + 1
     redis.call('RPUSH', k[3], n .. ' ' .. e)
@@ -284,8 +291,7 @@ local function commit_game(k, state, fields, events, draws, rejected, hashes, no
   redis.call('PUBLISH', channel, announce)
   if feeds then feeds() end
   size = tonumber(size)
-  local p = redis.call('HMGET', k[1], 'packed_moves', 'packed_events', 'packed_hashes')
-  local pm, pe, ph = tonumber(p[1] or '0'), tonumber(p[2] or '0'), tonumber(p[3] or '0')
+  local pm, pe, ph = tonumber(was[3] or '0'), tonumber(was[4] or '0'), tonumber(was[5] or '0')
   local m = applied - applied % size
   local ev, h = pe + had_events - had_events % size, ph + listed - listed % size
   if m <= pm and ev <= pe and h <= ph then return 1 end
@@ -322,8 +328,9 @@ return commit_game({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7
 # A move checked by a web process against the state it foresaw, appended and applied in the
 # move's only round trip (`service.domain.settle`): FORESEEN_CHECK, then the entry appended
 # and its resolution written (`commit_game`), which the web process computed as a worker
-# would (it draws nothing and does not end the game). The live feeds' entries of every seated
-# player come along; only those of players listening now are written. A notice is recorded
+# would (it draws nothing and does not end the game). The chain head (`head`, `last_hash`)
+# goes into the commit's one HSET. The live feeds' entries of every seated player come
+# along; only those of players listening now are written. A notice is recorded
 # only where a delivery may follow from it (as `service.notify.dispatch` decides): its kind is
 # "always" (it schedules a deadline), or its player has webhooks, or it is a "mail" kind and
 # the player has an email address. Then the game goes to the notify set and is woken, so
@@ -331,11 +338,10 @@ return commit_game({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7
 # KEYS: FORESEEN_CHECK's (n + m counters), then events, draws, rejected, outbox, the notify
 #       set, the live players' zset, ready list, drainers zset, then per seated player: its
 #       feed, its record, its webhooks' set
-# ARGV: FORESEEN_CHECK's, then from s = 15 + 2 (n + m): state (stored form), meta fields,
+# ARGV: FORESEEN_CHECK's, then from s = 14 + 2 (n + m): state (stored form), meta fields,
 #       events, hashes (JSON as for COMMIT), APPLIED_CHANNEL, "<game id> <applied>", entries
-#       per history segment, the metrics' applied field, its latency bucket field, its
-#       settled field, now (s), backlog, game id, the feeds' channel, cap and TTL (s), the
-#       seated players (JSON array), their feeds' entries (JSON array of arrays, by seat),
+#       per history segment, now (s), backlog, game id, the feeds' channel, cap and TTL (s),
+#       the seated players (JSON array), their feeds' entries (JSON array of arrays, by seat),
 #       the notices (JSON array of [seat + 1, kind, notice])
 # -> {"settled", seq, wake (as ACCEPT_MOVE's, "0" when no notice was recorded), COMMIT's
 #     reply} | FORESEEN_CHECK's refusals
@@ -343,42 +349,43 @@ SETTLE_FORESEEN = FORESEEN_CHECK + COMMIT_GAME + """
 local n, m = tonumber(ARGV[1]), tonumber(ARGV[2])
 local refused = foreseen_check(n, m)
 if refused then return refused end
-local c, s = 8 + n + m, 15 + 2 * (n + m)
-local seq = add_entry(KEYS[1], KEYS[2], KEYS[3], ARGV[6], ARGV[7], ARGV[9], ARGV[10], ARGV[11])
+local c, s = 8 + n + m, 14 + 2 * (n + m)
+local seq = tonumber(ARGV[4]) + 1  -- foreseen_check: the chain head is the foreseen seq
+write_entry(KEYS[2], KEYS[3], seq, ARGV[6], ARGV[7], ARGV[9], ARGV[10])
 charge_signer(n, m)
-for _, field in ipairs({ARGV[12], ARGV[14], ARGV[s + 7], ARGV[s + 8], ARGV[s + 9]}) do
-  redis.call('HINCRBY', KEYS[7], field, 1)
-end
-local players, entries = cjson.decode(ARGV[s + 16]), cjson.decode(ARGV[s + 17])
+redis.call('HINCRBY', KEYS[7], ARGV[12], 1)
+local players, entries = cjson.decode(ARGV[s + 13]), cjson.decode(ARGV[s + 14])
 local function player_key(i, which) return KEYS[c + 8 + 3 * (i - 1) + which] end
 local written = {}
 for i, pid in ipairs(players) do
   local till = redis.call('ZSCORE', KEYS[c + 6], pid)
-  if till and tonumber(till) > tonumber(ARGV[s + 10]) then
+  if till and tonumber(till) > tonumber(ARGV[s + 7]) then
     for _, e in ipairs(entries[i]) do written[#written + 1] = {player_key(i, 1), e} end
   end
 end
 local told = {}
-for _, t in ipairs(cjson.decode(ARGV[s + 18])) do
+for _, t in ipairs(cjson.decode(ARGV[s + 15])) do
   local i, kind = t[1], t[2]
   if kind == 'always' or redis.call('SCARD', player_key(i, 3)) > 0
       or (kind == 'mail' and (redis.call('HGET', player_key(i, 2), 'email') or '') ~= '') then
     told[#told + 1] = t[3]
   end
 end
-if #told > 0 then redis.call('SADD', KEYS[c + 5], ARGV[s + 12]) end
+if #told > 0 then redis.call('SADD', KEYS[c + 5], ARGV[s + 9]) end
 local feeds = nil
 if #written > 0 then
-  feeds = function() feed_write(written, ARGV[s + 13], ARGV[s + 14], ARGV[s + 15]) end
+  feeds = function() feed_write(written, ARGV[s + 10], ARGV[s + 11], ARGV[s + 12]) end
 end
+local fields = cjson.decode(ARGV[s + 1])
+fields['head'], fields['last_hash'] = tostring(seq), ARGV[11]
 local due = commit_game({KEYS[1], KEYS[5], KEYS[c + 1], KEYS[c + 2], KEYS[c + 3], KEYS[6],
                          KEYS[c + 4], KEYS[2]},
-                        ARGV[s], cjson.decode(ARGV[s + 1]), cjson.decode(ARGV[s + 2]), {}, {},
+                        ARGV[s], fields, cjson.decode(ARGV[s + 2]), {}, {},
                         cjson.decode(ARGV[s + 3]), told, ARGV[s + 4], ARGV[s + 5], ARGV[s + 6],
                         feeds)
 local wake = '0'
 if #told > 0 then
-  wake = schedule(KEYS[4], KEYS[c + 7], KEYS[c + 8], ARGV[13], ARGV[s + 11], ARGV[s + 12])
+  wake = schedule(KEYS[4], KEYS[c + 7], KEYS[c + 8], ARGV[13], ARGV[s + 8], ARGV[s + 9])
 end
 return {'settled', tostring(seq), wake, due}
 """

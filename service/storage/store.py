@@ -501,7 +501,7 @@ class Store:
         return self._foreseen is not None
 
     def accept_foreseen(self, row: tuple[str, int, str, str, str, str, int], item: str,
-                        seq: int, metrics_fields: tuple[str, str],
+                        seq: int, metrics_field: str,
                         address: Sequence[tuple[str, int, int]] = (),
                         signer: Sequence[tuple[str, int, int]] = ()) -> list[Any]:
         """Append one entry (`row` as for `accept_many`) checked against the state a web
@@ -509,10 +509,10 @@ class Store:
         it, the last item of `hashes` is `item` (the ACCEPT_FORESEEN script), in one round trip
         with the game's pending mark and the move's rate limits, counters of (key, limit,
         window in seconds): the address's charged first, the signer's tested, then charged
-        with the append; counted in the metrics' two fields (accepted, foreseen). The reply:
+        with the append; counted in the metrics' `metrics_field`. The reply:
         {"ok", seq, wake}, {"limit", which}, or {"miss", meta, state, seq of the nonce}, the
         context `accept_contexts` reads (the state unpacked)."""
-        keys, args = self._foreseen_call(row, item, seq, metrics_fields, address, signer)
+        keys, args = self._foreseen_call(row, item, seq, metrics_field, address, signer)
         if self.inline_wake is not None:
             keys += self.inline_wake.keys
             args += self.inline_wake.args(row[0])
@@ -528,23 +528,22 @@ class Store:
                 and self.feeds_ride)
 
     def settle_foreseen(self, row: tuple[str, int, str, str, str, str, int], item: str,
-                        seq: int, metrics_fields: tuple[str, str, str, str, str],
-                        commit: Commit, players: list[str], feeds: list[list[str]],
-                        notices: list[tuple[int, str, str]],
+                        seq: int, metrics_field: str, commit: Commit, players: list[str],
+                        feeds: list[list[str]], notices: list[tuple[int, str, str]],
                         address: Sequence[tuple[str, int, int]] = (),
                         signer: Sequence[tuple[str, int, int]] = ()) -> list[Any]:
         """`accept_foreseen`, and the entry applied at once: `commit` (its resolution, as a
         worker would write it) written in the same script (SETTLE_FORESEEN), with the live
         feeds' entries of the seated `players` (`feeds`, by seat; written for those listening)
         and the commit's notices as (seat, `notices.reach`, notice), recorded where a delivery
-        may follow. Counted in the metrics' fields: accepted, foreseen, applied, the latency's
-        bucket, settled. Only where `settles`. The reply: {"settled", seq, wake} (wake:
-        ACCEPT_MOVE's, for the notices recorded), or `accept_foreseen`'s refusals. History
+        may follow. Counted in the metrics' `metrics_field`. Only where `settles`. The reply:
+        {"settled", seq, wake} (wake: ACCEPT_MOVE's, for the notices recorded), or
+        `accept_foreseen`'s refusals. History
         segments the commit found due are packed after it (by `history_packer`, if set)."""
         wake = self.inline_wake
         assert self._settle is not None and self._hot is not None and wake is not None
         gid = row[0]
-        keys, args = self._foreseen_call(row, item, seq, metrics_fields, address, signer)
+        keys, args = self._foreseen_call(row, item, seq, metrics_field, address, signer)
         keys += [*(game_key(gid, p) for p in ("events", "draws", "rejected", "outbox")),
                  NOTIFY_KEY, LIVE_PLAYERS_KEY, *wake.keys]
         for pid in players:
@@ -553,8 +552,7 @@ class Store:
         _, backlog, _ = wake.args(gid)
         args += [pack_state(commit.state), orjson.dumps(commit.meta), orjson.dumps(commit.events),
                  orjson.dumps(stored), APPLIED_CHANNEL,
-                 f"{gid} {commit.meta.get('applied', '0')}", segments.SEGMENT,
-                 metrics_fields[2], metrics_fields[3], metrics_fields[4], time.time(),
+                 f"{gid} {commit.meta.get('applied', '0')}", segments.SEGMENT, time.time(),
                  backlog, gid, FEEDS_CHANNEL, live_feeds.FEED_LENGTH, live_feeds.FEED_TTL,
                  orjson.dumps(players),
                  orjson.dumps(feeds),
@@ -570,7 +568,7 @@ class Store:
         return reply[:3]
 
     def _foreseen_call(self, row: tuple[str, int, str, str, str, str, int], item: str,
-                       seq: int, metrics_fields: Sequence[str],
+                       seq: int, metrics_field: str,
                        address: Sequence[tuple[str, int, int]],
                        signer: Sequence[tuple[str, int, int]]) -> tuple[list[str], list[Any]]:
         """The KEYS and ARGV that ACCEPT_FORESEEN and SETTLE_FORESEEN begin with."""
@@ -581,7 +579,7 @@ class Store:
                 METRICS_KEY, game_key(gid, "submitted"), *(c[0] for c in counters)]
         args: list[Any] = [len(address), len(signer), item, seq, step, nonce, envelope,
                            prev_hash, segments.b64_digest(entry_hash), accepted_at, entry_hash,
-                           metrics_fields[0], int(time.time() * 1000), metrics_fields[1]]
+                           metrics_field, int(time.time() * 1000)]
         for _, limit, window in counters:
             args += [limit, window]
         return keys, args

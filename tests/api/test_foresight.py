@@ -12,6 +12,7 @@ import pytest
 
 from service.domain.foresight import Foresight
 from service.domain.game import Game
+from service.storage import metrics_records
 from service.storage.keys import METRICS_KEY, drainers_key, game_key, ready_key
 from service.storage.scripts import ACCEPT_FORESEEN
 from service.storage.store import Store
@@ -89,7 +90,7 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     # the stored state, in the key order `apply` left (Stratego is key-order free)
     assert foreseen.state == orjson.loads(store.state_json(gid))
     store.r.script_load(ACCEPT_FORESEEN)  # as after the first foreseen move since Redis started
-    accepted = int(store.r.hget(METRICS_KEY, "accepted:api"))
+    before = metrics_records.counters(store)
     calls = _calls(monkeypatch)
     sent = _round_trips(monkeypatch)
     env = ann.envelope(gid, 0, 3, {"type": "move", "from": "a5", "to": "a6"})
@@ -99,7 +100,10 @@ def test_the_next_move_of_a_foreseen_game_costs_one_round_trip(apps, game, monke
     assert calls == {"contexts": [], "foreseen": ["ok"]}
     body = resp.get_json()
     assert body["id"] == 5 and body["receipt"]["seq"] == 5
-    assert store.r.hmget(METRICS_KEY, "accepted:api", "foreseen") == [str(accepted + 1), "1"]
+    assert store.r.hget(METRICS_KEY, "one_trip:foreseen") == "1"  # one counter written
+    after = metrics_records.counters(store)
+    assert (after["accepted:api"], after["foreseen"]) == (before["accepted:api"] + 1, 1)
+    assert after.get("applied", 0) == before.get("applied", 0)  # a worker applies it
     assert store.r.hexists(game_key(gid, "submitted"), env["payload"]["nonce"])
     # the same envelope again is the same move, answered by the app as before
     again = _post(slow, gid, env)

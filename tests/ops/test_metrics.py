@@ -235,6 +235,25 @@ def test_the_counters_share_the_pending_index_slot() -> None:
     assert key_slot(METRICS_KEY.encode()) == key_slot(PENDING_KEY.encode())
 
 
+def test_one_trip_moves_count_in_every_total_they_belong_to(app, client) -> None:
+    """A move of one round trip writes one field (`metrics_records.ONE_TRIP`); the scrape adds
+    it to each total it counts in, beside the totals an earlier version wrote directly."""
+    store = app.extensions["parley_store"]
+    store.r.delete(METRICS_KEY)
+    # an earlier version's totals: 7 accepted from the api, of which 3 foreseen and 2 settled
+    store.r.hset(METRICS_KEY, mapping={"accepted:api": 7, "foreseen": 3, "settled": 2,
+                                       "applied": 6, "latency:0.005": 4})
+    store.r.hset(METRICS_KEY, mapping={"one_trip:foreseen": 5, "one_trip:settled": 11})
+    samples = scrape(client)
+    assert value(samples, "parley_moves_accepted_total", source="api") == 7 + 5 + 11
+    assert value(samples, "parley_moves_foreseen_total") == 3 + 5 + 11
+    assert value(samples, "parley_moves_settled_total") == 2 + 11
+    assert value(samples, "parley_moves_applied_total") == 6 + 11
+    assert value(samples, "parley_move_latency_seconds_bucket", le="0.005") == 4 + 11
+    assert value(samples, "parley_move_latency_seconds_count") == 4 + 11
+    assert not any("one_trip" in name for name, _ in samples)
+
+
 def test_only_loopback_scrapes_without_a_token(client) -> None:
     scrape(client)
     resp = client.get("/metrics", environ_base={"REMOTE_ADDR": "192.0.2.7"})
