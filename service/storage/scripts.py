@@ -329,9 +329,9 @@ return commit_game({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7
 # move's only round trip (`service.domain.settle`): FORESEEN_CHECK, then the entry appended
 # and its resolution written (`commit_game`), which the web process computed as a worker
 # would (it draws nothing and does not end the game). The chain head (`head`, `last_hash`)
-# goes into the commit's one HSET. The live feeds' entries of every seated player come
-# along; only those of players listening now are written. A notice is recorded
-# only where a delivery may follow from it (as `service.notify.dispatch` decides): its kind is
+# goes into the commit's one HSET. The live feeds' entries of every seated player come along;
+# only those of players listening now are written. A notice is recorded only where a delivery
+# may follow from it (as `service.notify.dispatch` decides): its kind is
 # "always" (it schedules a deadline), or its player has webhooks, or it is a "mail" kind and
 # the player has an email address. Then the game goes to the notify set and is woken, so
 # that a worker dispatches them; else nothing waits for a worker.

@@ -538,8 +538,8 @@ class Store:
         and the commit's notices as (seat, `notices.reach`, notice), recorded where a delivery
         may follow. Counted in the metrics' `metrics_field`. Only where `settles`. The reply:
         {"settled", seq, wake} (wake: ACCEPT_MOVE's, for the notices recorded), or
-        `accept_foreseen`'s refusals. History
-        segments the commit found due are packed after it (by `history_packer`, if set)."""
+        `accept_foreseen`'s refusals. History segments the commit found due are packed after
+        it (by `history_packer`, if set)."""
         wake = self.inline_wake
         assert self._settle is not None and self._hot is not None and wake is not None
         gid = row[0]
