@@ -11,7 +11,6 @@ import importlib
 import random
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.players import TestPlayer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -87,8 +87,5 @@ def test_a_generated_client_plays_a_whole_duel(server, sdk) -> None:
 
 
 def _wait_applied(server: Any, gid: str, seq: int) -> None:
-    for _ in range(200):
-        if server.get(f"/v1/games/{gid}/moves/{seq}").json()["status"] != "queued":
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"move {seq} of {gid} was not resolved")
+    wait_until(lambda: server.get(f"/v1/games/{gid}/moves/{seq}").json()["status"] != "queued",
+               10, f"move {seq} of {gid} was not resolved", interval=0.02)

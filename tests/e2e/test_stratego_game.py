@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from parley_protocol import signing
 from parley_protocol.verify import verify_bundle
 
 from tests.players import TestPlayer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
 
 def _wait_applied(server, location: str) -> dict:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        status = server.get(location).json()
-        if status["status"] != "queued":
-            return status
-        time.sleep(0.01)
-    raise AssertionError(f"{location} still queued after 20 s")
+    return wait_until(lambda: (s := server.get(location).json())["status"] != "queued" and s,
+                      20, f"{location} still queued", interval=0.01)
 
 
 def test_whole_duel_game_then_audit(server) -> None:

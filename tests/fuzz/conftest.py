@@ -4,7 +4,6 @@ registered player and a live game, so that generated requests reach real games."
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ import requests
 
 from tests.players import TestPlayer
 from tests.soak.cluster import Cluster
+from tests.waiting import wait_until
 
 #: examples per operation (and per property); `make fuzz` sets 500
 EXAMPLES = int(os.environ.get("PARLEY_FUZZ_EXAMPLES", "25"))
@@ -47,10 +47,8 @@ class Live:
 
 
 def _wait_applied(http: _Http, location: str) -> None:
-    deadline = time.monotonic() + 30
-    while http.get(location).json()["status"] == "queued":
-        assert time.monotonic() < deadline, f"{location} still queued"
-        time.sleep(0.05)
+    wait_until(lambda: http.get(location).json()["status"] != "queued", 30,
+               f"{location} still queued", interval=0.05)
 
 
 def _duel(http: _Http, players: list[TestPlayer]) -> str:
