@@ -1,4 +1,4 @@
-"""`HotLine`: a thread's own connection for the settle script, on a real Redis."""
+"""`HotLine`: a thread's own connection for the move path's round trips, on a real Redis."""
 
 from __future__ import annotations
 
@@ -75,3 +75,39 @@ def test_a_forked_child_makes_its_own_connection(client: redis.Redis) -> None:
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"1"
     assert line._connection() is parent
+
+
+def test_a_pipeline_answers_as_redis_pys_does(client: redis.Redis) -> None:
+    """Replies through the client's callbacks, an error reply in place (the commands after it
+    still run), in one send."""
+    client.hset("hot:h", mapping={"a": "1"})
+    commands = [("HGETALL", "hot:h"), ("HGETALL", "hot:none"), ("SET", "hot:s", "v"),
+                ("INCR", "hot:h"), ("EXPIRE", "hot:s", 60), ("HGET", "hot:h", "a"),
+                ("EVALSHA", "0" * 40, 0), ("GET", "hot:s")]
+    pipe = client.pipeline(transaction=False)
+    for command in commands:
+        pipe.execute_command(*command)
+    expected = pipe.execute(raise_on_error=False)
+    client.delete("hot:s")
+    line = HotLine(client)
+    line._connection().connect()
+    sends: list[bytes] = []
+    conn = line._connection()
+    original = conn.send_packed_command
+    conn.send_packed_command = lambda packed, check_health=True: (  # type: ignore[method-assign]
+        sends.append(packed), original(packed, check_health))
+    got = line.pipeline(commands)
+    assert len(sends) == 1
+    assert got[:3] == [{"a": "1"}, {}, True] == expected[:3]
+    assert type(got[3]) is type(expected[3]) is redis.ResponseError  # WRONGTYPE, in place
+    assert got[4:6] == [True, "1"] == expected[4:6]
+    assert isinstance(got[6], redis.exceptions.NoScriptError)
+    assert got[7] == "v" == expected[7]
+
+
+def test_a_pipeline_on_a_lost_connection_is_sent_again(client: redis.Redis) -> None:
+    line = HotLine(client)
+    mine = line._connection()
+    mine.send_command("CLIENT", "ID")
+    client.client_kill_filter(_id=mine.read_response())
+    assert line.pipeline([("INCR", "hot:p"), ("GET", "hot:p")]) == [1, "1"]

@@ -1,19 +1,21 @@
-"""A thread's own connection to the store's Redis, for a settled move's one script call.
+"""A thread's own connection to the store's Redis, for the move path's round trips.
 
 redis-py wraps each round trip in bookkeeping that costs more CPU than packing and sending the
-command: a pipeline built and reset, a connection checked out of the pool and back (each with
+commands: a pipeline built and reset, a connection checked out of the pool and back (each with
 its process check), events dispatched and its client metrics recorded. On a settled move
 (`Store.settle_foreseen`) that was about a third of the web process's CPU around its one
-EVALSHA (docs/performance.md "Fifth pass"). A `HotLine` gives each thread one connection of its
-own, made with the pool's settings (the same decoding and timeouts), and sends the command
-packed by the connection itself. Only for a single script call with nothing riding beside it,
-on a standalone Redis (a cluster client routes by key).
+EVALSHA (docs/performance.md "Fifth pass"); on a move accepted in two round trips
+(`Store._after`), about a sixth of its CPU ("Twelfth pass"). A `HotLine` gives each thread one
+connection of its own, made with the pool's settings (the same decoding and timeouts), and
+sends the commands packed by the connection itself. Only on a standalone Redis (a cluster
+client routes by key).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -52,6 +54,33 @@ class HotLine:
                     raise
             except (redis.ConnectionError, redis.TimeoutError):
                 conn.disconnect()  # the next send connects again
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """The commands in one round trip, and their replies as a redis-py pipeline without
+        a transaction returns them with `raise_on_error=False`: each through the client's
+        response callback, an error reply as its exception, in place. A connection lost is
+        made again once and the commands sent again (as redis-py's own retry does)."""
+        conn = self._connection()
+        packed = conn.pack_commands(commands)
+        callbacks = self.client.response_callbacks
+        for attempt in range(2):
+            try:
+                conn.send_packed_command(packed, check_health=False)
+                replies: list[Any] = []
+                for command in commands:
+                    try:
+                        reply = conn.read_response()
+                    except redis.exceptions.ResponseError as err:
+                        replies.append(err)
+                        continue
+                    callback = callbacks.get(command[0])
+                    replies.append(reply if callback is None else callback(reply))
+                return replies
+            except (redis.ConnectionError, redis.TimeoutError):
+                conn.disconnect()
                 if attempt:
                     raise
         raise AssertionError("unreachable")

@@ -601,6 +601,17 @@ class Store:
         stored = self.entries(gid, int(seq), int(seq))
         return ["dup", seq] if stored and stored[0][1]["env"] == envelope else ["err", code]
 
+    def _round_trip(self, commands: list[Command]) -> list[Any]:
+        """The commands in one round trip, their replies in order, an error reply as its
+        exception in place: over the thread's `HotLine` on a standalone Redis, else as a
+        redis-py pipeline (a cluster's routes each command by its key)."""
+        if self._hot is not None:
+            return self._hot.pipeline(commands)
+        pipe = self.r.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)
+        return pipe.execute(raise_on_error=False)
+
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
                first: Sequence[Command] = (), then: Sequence[Command] = (),
                then_replies: list[Any] | None = None,
@@ -614,14 +625,9 @@ class Store:
         only its own calls: the script is loaded and just those calls run again, after the
         rest, so no other command of the pipeline runs twice.
         """
-        pipe = self.r.pipeline(transaction=False)
-        for command in first:
-            pipe.execute_command(*command)
-        for keys, args in calls:  # not `pipe.evalsha`: a cluster pipeline refuses that name
-            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        for command in then:
-            pipe.execute_command(*command)
-        replies = pipe.execute(raise_on_error=False)
+        replies = self._round_trip([  # not `pipe.evalsha`: a cluster pipeline refuses that name
+            *first, *(("EVALSHA", script.sha, len(keys), *keys, *args) for keys, args in calls),
+            *then])
         ours = replies[len(first):len(first) + len(calls)]
         if first_replies is not None:
             first_replies.extend(replies[:len(first)])
@@ -783,15 +789,13 @@ class Store:
         """(key, [(meta, state, seq of the nonce)] per (game, nonce), the replies of `first`)
         in one round trip: the web's path per move (or batch). The commands `first` run
         before the reads (a move's rate-limit counters)."""
-        pipe = self.r.pipeline(transaction=False)
-        for command in first:
-            pipe.execute_command(*command)
-        pipe.hgetall(key_key(key_id))
-        for gid, nonce in moves:
-            pipe.hgetall(game_key(gid, "meta"))
-            pipe.get(game_key(gid, "state"))
-            pipe.hget(game_key(gid, "nonces"), nonce)
-        replies = pipe.execute()
+        replies = self._round_trip([*first, ("HGETALL", key_key(key_id)), *(
+            command for gid, nonce in moves for command in (
+                ("HGETALL", game_key(gid, "meta")), ("GET", game_key(gid, "state")),
+                ("HGET", game_key(gid, "nonces"), nonce)))])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
         ahead, (key, *flat) = replies[:len(first)], replies[len(first):]
         return key or None, [(meta, unpack_state(state), int(seq) if seq else None)
                              for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)], ahead

@@ -290,6 +290,7 @@ def test_a_move_that_wakes_its_game_costs_one_round_trip_less_inline(
     queue = fast.extensions["parley_queue"]
     queue.connection.zadd(drainers_key(queue.name), {"resolve-live": 2**50})  # a drainer running
     assert fast.test_client().get(f"/v1/games/{gid}/view").status_code == 200  # connected
+    fast.extensions["parley_store"]._hot._connection().connect()  # and this thread's own
     sent = _round_trips(monkeypatch)
     assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
     assert len(sent) == (2 if where == "inline" else 3)
