@@ -433,13 +433,10 @@ class Store:
     def view_contexts(self, token_hash: str | None, gids: list[str]
                       ) -> tuple[str | None, list[tuple[dict[str, str], str | None]]]:
         """(the token's player, [(meta, state)] per game) in one round trip."""
-        pipe = self.r.pipeline(transaction=False)
-        if token_hash is not None:
-            pipe.get(token_key(token_hash))
-        for gid in gids:
-            pipe.hgetall(game_key(gid, "meta"))
-            pipe.get(game_key(gid, "state"))
-        flat = pipe.execute()
+        flat = self._answers([
+            *([("GET", token_key(token_hash))] if token_hash is not None else []),
+            *(command for gid in gids for command in (("HGETALL", game_key(gid, "meta")),
+                                                        ("GET", game_key(gid, "state"))))])
         pid = flat.pop(0) if token_hash is not None else None
         return pid, [(meta, unpack_state(state))
                      for meta, state in zip(flat[::2], flat[1::2], strict=True)]
@@ -611,6 +608,14 @@ class Store:
         for command in commands:
             pipe.execute_command(*command)
         return pipe.execute(raise_on_error=False)
+
+    def _answers(self, commands: list[Command]) -> list[Any]:
+        """`_round_trip`, the first error reply raised."""
+        replies = self._round_trip(commands)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
                first: Sequence[Command] = (), then: Sequence[Command] = (),
@@ -789,13 +794,10 @@ class Store:
         """(key, [(meta, state, seq of the nonce)] per (game, nonce), the replies of `first`)
         in one round trip: the web's path per move (or batch). The commands `first` run
         before the reads (a move's rate-limit counters)."""
-        replies = self._round_trip([*first, ("HGETALL", key_key(key_id)), *(
+        replies = self._answers([*first, ("HGETALL", key_key(key_id)), *(
             command for gid, nonce in moves for command in (
                 ("HGETALL", game_key(gid, "meta")), ("GET", game_key(gid, "state")),
                 ("HGET", game_key(gid, "nonces"), nonce)))])
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
         ahead, (key, *flat) = replies[:len(first)], replies[len(first):]
         return key or None, [(meta, unpack_state(state), int(seq) if seq else None)
                              for meta, state, seq in zip(*[iter(flat)] * 3, strict=True)], ahead
