@@ -18,6 +18,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import hiredis
 import redis
 
 
@@ -43,7 +44,7 @@ class HotLine:
         lost is made again once. Sending a script twice is safe where the script checks what
         it writes, as the move scripts do (a second settle finds the move appended: a miss)."""
         conn = self._connection()
-        command = conn.pack_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        command = [hiredis.pack_command(("EVALSHA", script.sha, len(keys), *keys, *args))]
         for attempt in range(2):
             try:
                 conn.send_packed_command(command, check_health=False)
@@ -64,7 +65,9 @@ class HotLine:
         response callback, an error reply as its exception, in place. A connection lost is
         made again once and the commands sent again (as redis-py's own retry does)."""
         conn = self._connection()
-        packed = conn.pack_commands(commands)
+        # hiredis packs each command itself: redis-py's packer only adds a pass over every
+        # argument (for command names of two words and buffer types the move path never sends)
+        packed = [b"".join([hiredis.pack_command(tuple(command)) for command in commands])]
         callbacks = self.client.response_callbacks
         for attempt in range(2):
             try:
