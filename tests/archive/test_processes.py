@@ -3,7 +3,6 @@ moves to the archive once PARLEY_ARCHIVE_AFTER has passed, and answers as before
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from service.storage.keys import game_key
 from tests.e2e.conftest import running_server
 from tests.e2e.test_stratego_game import _Http
 from tests.players import TestPlayer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -43,12 +43,10 @@ def test_the_worker_moves_an_ended_game(redis_url: str, archive_url: str,
         view = server.get(f"/v1/games/{gid}/view", headers=players[0].auth).json()
         env = players[0].envelope(gid, view["seat"], view["step"], {"type": "resign"})
         assert server.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
-        deadline = time.monotonic() + 20
-        while server.get(f"/v1/games/{gid}").json()["status"] != "finished":
-            assert time.monotonic() < deadline, "the resignation was not applied"
-            time.sleep(0.05)
+        wait_until(lambda: server.get(f"/v1/games/{gid}").json()["status"] == "finished", 20,
+                   "the resignation applied", interval=0.05)
         before = _reads(server, gid, players)
-        while r.hgetall(game_key(gid, "meta")) != {"status": "finished", "archived": "1"}:
-            assert time.monotonic() < deadline + 20, "the worker did not move the game"
-            time.sleep(0.2)
+        wait_until(lambda: r.hgetall(game_key(gid, "meta")) == {"status": "finished",
+                                                                "archived": "1"},
+                   40, "the worker moving the game to the archive", interval=0.2)
         assert _reads(server, gid, players) == before

@@ -4,7 +4,6 @@ snapshot), lose it, start a new Redis from the copy; fsck passes and the game go
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from service.ops import fsck
 from service.ops.embedded_redis import free_port, start_redis, stop_redis
 from tests.api.helpers import post_move, view
 from tests.ops.helpers import play_duel
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -70,9 +70,7 @@ def test_backup_and_restore_drill(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         r = redis.Redis(port=port)
         before = r.lastsave()
         r.bgsave()
-        deadline = time.monotonic() + 20
-        while r.lastsave() == before and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: r.lastsave() != before, 20, "the snapshot (BGSAVE)", interval=0.05)
         rdb_copy = tmp_path / "backup-rdb"
         rdb_copy.mkdir()
         shutil.copy2(live_dir / "dump.rdb", rdb_copy / "dump.rdb")
@@ -99,11 +97,9 @@ def test_backup_and_restore_drill(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     try:
         r3 = redis.Redis(port=port3)
         r3.config_set("appendonly", "yes")
-        deadline = time.monotonic() + 20
-        while r3.info("persistence")["aof_rewrite_in_progress"] or \
-                r3.info("persistence")["aof_rewrite_scheduled"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(lambda: not any(r3.info("persistence")[field] for field in (
+            "aof_rewrite_in_progress", "aof_rewrite_scheduled")), 20, "the AOF rewrite",
+            interval=0.05)
         assert r3.config_get("appendonly")["appendonly"] == "yes"
         app3 = _app(f"redis://127.0.0.1:{port3}/0", monkeypatch)
         assert all(c.ok for c in fsck.fsck(app3.extensions["parley_store"]))
