@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ import redis
 import requests
 
 from service.ops.embedded_redis import free_port
+from tests.waiting import wait_until
 
 
 @dataclass
@@ -46,17 +46,9 @@ class Server:
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
                                 start_new_session=True)
         self.procs.append(proc)
-        url = f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError("stream process exited")
-            try:
-                requests.get(url, timeout=2)
-                return proc
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise RuntimeError("stream process did not answer")
+        _wait_answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
+                        "the stream process", 30)
+        return proc
 
     def start_worker(self) -> subprocess.Popen:
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.env,
@@ -65,17 +57,17 @@ class Server:
         return proc
 
 
-def _wait_http(url: str, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+def _wait_answering(url: str, proc: subprocess.Popen, what: str, timeout: float) -> None:
+    """Until `url` answers at all; RuntimeError if `proc`, which serves it, exits first."""
+    def answering() -> bool:
         if proc.poll() is not None:
-            raise RuntimeError("web process exited")
+            raise RuntimeError(f"{what} exited")
         try:
-            requests.get(url + "/v1/server-key", timeout=5)
-            return
+            requests.get(url, timeout=5)
         except requests.RequestException:
-            time.sleep(0.1)
-    raise RuntimeError("web process did not answer")
+            return False
+        return True
+    wait_until(answering, timeout, f"{what} answering")
 
 
 @pytest.fixture
@@ -102,7 +94,7 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
          "--log-level", "warning"], env=env, start_new_session=True)
     srv.procs.append(web)
     try:
-        _wait_http(srv.url, web)
+        _wait_answering(srv.url + "/v1/server-key", web, "the web process", 60)
         srv.start_worker()
         yield srv
     finally:
