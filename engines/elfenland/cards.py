@@ -133,17 +133,29 @@ def is_multiset(value: object, kinds: Iterable[str] = CARD_TYPES) -> bool:
 
 
 def sub_multisets(m: Mapping[str, int], count: int) -> Iterator[Multiset]:
-    """Every sub-multiset of `m` with exactly `count` items, in canonical order."""
+    """Every sub-multiset of `m` with exactly `count` items, in canonical order: depth first,
+    the largest count of the earliest type first. Built as a list by one plain recursion that
+    skips takes the later types cannot make up (a discard may list hundreds of choices)."""
     kinds = [t for t in CARD_TYPES if m.get(t)]
+    room = [0] * (len(kinds) + 1)  # room[i]: how many items kinds[i:] hold together
+    for i in range(len(kinds) - 1, -1, -1):
+        room[i] = room[i + 1] + m[kinds[i]]
+    found: list[Multiset] = []
+    chosen: list[tuple[str, int]] = []
 
-    def walk(i: int, left: int) -> Iterator[Multiset]:
+    def walk(i: int, left: int) -> None:
         if left == 0:
-            yield {}
+            found.append(dict(chosen))
             return
-        if i == len(kinds):
+        if not 0 < left <= room[i]:
             return
         kind = kinds[i]
-        for take in range(min(left, m[kind]), -1, -1):
-            for rest in walk(i + 1, left - take):
-                yield {kind: take, **rest} if take else rest
-    yield from walk(0, count)
+        for take in range(min(left, m[kind]), max(left - room[i + 1], 0) - 1, -1):
+            if take:
+                chosen.append((kind, take))
+                walk(i + 1, left - take)
+                chosen.pop()
+            else:
+                walk(i + 1, left)
+    walk(0, count)
+    return iter(found)

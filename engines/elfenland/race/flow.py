@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from functools import cache
 
 from engines.contract import Event, Rng, State
 from engines.elfenland import cards
+from engines.elfenland.board import board
 from engines.elfenland.race import state as S
+from engines.elfenland.race.planning import close_objection, may_place_obstacle
+from engines.elfenland.race.scoring import finish_game
 from engines.elfenland.race.state import COUNTER_LIMIT, HAND_LIMIT, opt
+from engines.elfenland.race.travel import any_step
 
 Phase = Callable[[State, Rng, list[Event]], bool]
 
@@ -121,8 +126,15 @@ def _qoc(st: State, rng: Rng, events: list[Event]) -> bool:
 # ---- R3x: hellish road, ticket discards, centre, rotation ---------------------------------------
 
 def land_paths(st: State, src: str, dst: str) -> list[list[int]]:
-    """Every shortest path from `src` to `dst` over land roads, as road-id lists, sorted."""
-    b = S.the_board(st)
+    """Every shortest path from `src` to `dst` over land roads, as road-id lists, sorted (new
+    lists: the hellish road keeps one in the state)."""
+    return [list(path) for path in _land_paths(st["options"]["map_data"], src, dst)]
+
+
+@cache
+def _land_paths(map_name: str, src: str, dst: str) -> tuple[tuple[int, ...], ...]:
+    """`land_paths` on a map: they depend on the map alone, so each pair is searched once."""
+    b = board(map_name)
     dist = {src: 0}
     queue = deque([src])
     while queue:
@@ -135,7 +147,7 @@ def land_paths(st: State, src: str, dst: str) -> list[list[int]]:
                     dist[other] = dist[town] + 1
                     queue.append(other)
     if dst not in dist:
-        return []
+        return ()
     paths: list[list[int]] = []
 
     def walk(town: str, path: list[int]) -> None:
@@ -150,7 +162,7 @@ def land_paths(st: State, src: str, dst: str) -> list[list[int]]:
                 walk(other, path)
                 path.pop()
     walk(src, [])
-    return sorted(paths)
+    return tuple(tuple(path) for path in sorted(paths))
 
 
 def _hellish(st: State, rng: Rng, events: list[Event]) -> bool:
@@ -258,8 +270,6 @@ def _plan_start(st: State, rng: Rng, events: list[Event]) -> bool:
 
 
 def _plan(st: State, rng: Rng, events: list[Event]) -> bool:
-    from engines.elfenland.race.planning import may_place_obstacle
-
     live = len(S.active(st))
     while st["passes"] < live:
         s = st["plan_seat"]
@@ -277,8 +287,6 @@ def _plan(st: State, rng: Rng, events: list[Event]) -> bool:
 
 
 def _objection(st: State, rng: Rng, events: list[Event]) -> bool:
-    from engines.elfenland.race.planning import close_objection
-
     obj = st["objection"]
     if obj is None:
         st["phase"] = "plan"
@@ -356,8 +364,6 @@ def pick_context(st: State) -> dict[str, object]:
 
 
 def _thief(st: State, rng: Rng, events: list[Event]) -> bool:
-    from engines.elfenland.race.travel import any_step
-
     th = st["thief"]
     passed = th["passed"]
     n = st["n"]
@@ -435,8 +441,6 @@ def note_visit(st: State, seat: int, town: str) -> None:
 
 
 def _end_check(st: State, rng: Rng, events: list[Event]) -> bool:
-    from engines.elfenland.race.scoring import finish_game
-
     for s in S.active(st):
         note_visit(st, s, st["boot"][s])
     if st["round"] >= opt(st, "rounds"):

@@ -8,10 +8,12 @@ a refused move raises before anything changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 from engines.contract import Event, Move, Rng, State
 from engines.elfenland import cards
+from engines.elfenland.board import LAND_TERRAINS, board
 from engines.elfenland.race import state as S
 from engines.elfenland.race.state import fail, opt
 
@@ -61,13 +63,20 @@ def check_place_counter(st: State, seat: int, move: Move) -> Effect:
         events.append({"type": "counter_placed", "seat": seat, "road": road.id,
                        "counter": kind, "was_hidden": hidden})
         _after_placement(st, seat)
-        others = [s for s in S.order_from(st, S.next_active(st, seat))
-                  if s != seat and st.get("objections", [0] * st["n"])[s] > 0]
-        if opt(st, "objection") and len(S.active(st)) >= 3 and others:
-            st["objection"] = {"placer": seat, "road": road.id, "counter": kind,
-                               "hidden": hidden, "seats": others, "objector": None}
-            st["phase"] = "objection"
+        if opt(st, "objection") and len(S.active(st)) >= 3:
+            _open_objection(st, seat, road.id, kind, hidden)
     return effect
+
+
+def _open_objection(st: State, seat: int, rid: int, kind: str, hidden: bool) -> None:
+    """After a placement (objection variant, 3+ seats): the seats with an objection left, in
+    turn order after the placer, may object (§9.2.12)."""
+    left = st.get("objections", [0] * st["n"])
+    others = [s for s in S.order_from(st, S.next_active(st, seat)) if s != seat and left[s] > 0]
+    if others:
+        st["objection"] = {"placer": seat, "road": rid, "counter": kind,
+                           "hidden": hidden, "seats": others, "objector": None}
+        st["phase"] = "objection"
 
 
 def obstacle_problem(st: State, seat: int, rid: int) -> tuple[str, str] | None:
@@ -91,11 +100,24 @@ def obstacle_problem(st: State, seat: int, rid: int) -> tuple[str, str] | None:
     return None
 
 
-def may_place_obstacle(st: State, seat: int) -> bool:
-    """True if the seat's obstacle has a legal road now (public facts only, §4.4)."""
+def _obstacle_open(st: State, seat: int) -> bool:
+    """The road-independent half of `obstacle_problem`: the seat's obstacle is available and
+    the trunk variants allow one now (worked out once per listing, not once per road)."""
     if not st["obstacle_available"][seat]:
         return False
-    return any(obstacle_problem(st, seat, r.id) is None for r in S.the_board(st).roads)
+    if opt(st, "trunk-first-three-rounds") and st["round"] > 3:
+        return False
+    return not (opt(st, "trunk-round-limit") and st["placed"] >= (2 if st["n"] >= 5 else 1))
+
+
+def may_place_obstacle(st: State, seat: int) -> bool:
+    """True if the seat's obstacle has a legal road now (public facts only, §4.4)."""
+    if not _obstacle_open(st, seat):
+        return False
+    counters, bridges, obstacles = st["counters"], st["bridges"], st["obstacles"]
+    anywhere = bool(opt(st, "indiana-jones"))
+    return any((anywhere or key in counters or key in bridges) and key not in obstacles
+               for _rid, key, _terrain, _a, _b in land_roads(st["options"]["map_data"]))
 
 
 def _needs_side(st: State, rid: int) -> bool:
@@ -174,33 +196,51 @@ def check_pass(st: State, seat: int, move: Move) -> Effect:
     return effect
 
 
+@cache
+def land_roads(map_name: str) -> tuple[tuple[int, str, str, str, str], ...]:
+    """The land roads of a map as (id, state key, terrain, a, b), ascending: the only roads
+    `plan` offers, unpacked once per map instead of once per listing."""
+    return tuple((r.id, str(r.id), r.terrain, r.a, r.b) for r in board(map_name).roads if r.land)
+
+
+@cache
+def _kinds_on(map_name: str) -> dict[str, frozenset[str]]:
+    """Land terrain -> the counter types the map's chart lets onto it (`cards.allowed`)."""
+    b = board(map_name)
+    return {t: frozenset(k for k in cards.COUNTER_TYPES if cards.allowed(b, k, t))
+            for t in LAND_TERRAINS}
+
+
 def plan_moves(st: State, seat: int) -> Iterator[Move]:
-    """Every legal move at `plan` (§4.4 "Bounds")."""
-    b = S.the_board(st)
-    held = [(k, h) for h in (False, True) for k in cards.COUNTER_TYPES
-            if st["hidden" if h else "faceup"][seat].get(k)]
+    """Every legal move at `plan` (§4.4 "Bounds"), road by road in id order. The tests are those
+    of the `check_*` functions, with what does not depend on the road worked out once."""
+    name = st["options"]["map_data"]
+    faceup, hidden = st["faceup"][seat], st["hidden"][seat]
+    held = ([(k, False) for k in cards.COUNTER_TYPES if faceup.get(k)]
+            + [(k, True) for k in cards.COUNTER_TYPES if hidden.get(k)])
+    fits = {t: [(k, h) for k, h in held if k in kinds] for t, kinds in _kinds_on(name).items()}
     counters, bridges = st["counters"], st["bridges"]
     subst = opt(st, "substitution") and st["subst_tokens"][seat] > 0
-    for road in b.roads:
-        if not road.land:
-            continue
-        key = str(road.id)
-        empty = key not in counters and key not in bridges
-        for kind, hidden in held:
-            if not cards.allowed(b, kind, road.terrain):
-                continue
-            if empty:
-                yield {"type": "place_counter", "road": road.id, "counter": kind,
-                       "hidden": hidden}
-            elif subst and key in counters and road.id not in st["substituted"]:
-                yield {"type": "substitute", "road": road.id, "counter": kind,
-                       "hidden": hidden}
-        if obstacle_problem(st, seat, road.id) is None:
-            if _needs_side(st, road.id):
-                yield {"type": "place_obstacle", "road": road.id, "side": road.a}
-                yield {"type": "place_obstacle", "road": road.id, "side": road.b}
+    obstacle = _obstacle_open(st, seat)
+    # the road half of `obstacle_problem`: a transport (or indiana-jones), no obstacle yet
+    anywhere, obstacles = bool(opt(st, "indiana-jones")), st["obstacles"]
+    sides = bool(opt(st, "station-street"))
+    for rid, key, terrain, a, b in land_roads(name):
+        on_counter = key in counters
+        carried = on_counter or key in bridges
+        if not carried:
+            for kind, face_down in fits[terrain]:
+                yield {"type": "place_counter", "road": rid, "counter": kind,
+                       "hidden": face_down}
+        elif subst and on_counter and rid not in st["substituted"]:
+            for kind, face_down in fits[terrain]:
+                yield {"type": "substitute", "road": rid, "counter": kind, "hidden": face_down}
+        if obstacle and (carried or anywhere) and key not in obstacles:
+            if sides and carried:
+                yield {"type": "place_obstacle", "road": rid, "side": a}
+                yield {"type": "place_obstacle", "road": rid, "side": b}
             else:
-                yield {"type": "place_obstacle", "road": road.id}
+                yield {"type": "place_obstacle", "road": rid}
     yield {"type": "pass"}
 
 

@@ -128,19 +128,18 @@ def refill_display(st: State, rng: Rng, events: list[Event], purpose: str) -> No
 
 def shuffle_deck(st: State, rng: Rng, events: list[Event]) -> None:
     """R1: every card outside the hands becomes the new deck, shuffled by indices (§4.1, §6)."""
-    outside: dict[str, int] = {}
-    for code in st["deck"]:
-        cards.add(outside, cards.CARD_TYPES[int(code)])
+    deck = st["deck"]
+    outside = {kind: deck.count(str(code)) for kind, code in cards.ORDER.items()}
     cards.merge(outside, st["discards"])
     for kind in st.get("card_display", ()):
         cards.add(outside, kind)
-    listed = cards.expand(outside)
-    order = rng.shuffle("travel-deck", list(range(len(listed))), secret=True)
-    st["deck"] = "".join(str(cards.ORDER[listed[i]]) for i in order)
+    codes = [str(cards.ORDER[kind]) for kind in cards.expand(outside)]
+    order = rng.shuffle("travel-deck", list(range(len(codes))), secret=True)
+    st["deck"] = "".join([codes[i] for i in order])
     st["discards"] = {}
     if "card_display" in st:
         st["card_display"] = []
-    events.append({"type": "deck_shuffled", "deck": len(listed)})
+    events.append({"type": "deck_shuffled", "deck": len(codes)})
 
 
 def deal_cards(st: State, events: list[Event], quota: Mapping[int, int],
