@@ -7,8 +7,8 @@ its process check), events dispatched and its client metrics recorded. On a sett
 EVALSHA (docs/performance.md "Fifth pass"); on a move accepted in two round trips
 (`Store._after`), about a sixth of its CPU ("Twelfth pass"). A `HotLine` gives each thread one
 connection of its own, made with the pool's settings (the same decoding and timeouts), and
-sends the commands packed by the connection itself. Only on a standalone Redis (a cluster
-client routes by key).
+sends the commands as hiredis packs them. Only on a standalone Redis (a cluster client routes
+by key).
 """
 
 from __future__ import annotations

@@ -601,7 +601,7 @@ class Store:
     def _round_trip(self, commands: list[Command]) -> list[Any]:
         """The commands in one round trip, their replies in order, an error reply as its
         exception in place: over the thread's `HotLine` on a standalone Redis, else as a
-        redis-py pipeline (a cluster's routes each command by its key)."""
+        redis-py pipeline (a cluster's pipeline routes each command by its key)."""
         if self._hot is not None:
             return self._hot.pipeline(commands)
         pipe = self.r.pipeline(transaction=False)
@@ -630,9 +630,9 @@ class Store:
         only its own calls: the script is loaded and just those calls run again, after the
         rest, so no other command of the pipeline runs twice.
         """
-        replies = self._round_trip([  # not `pipe.evalsha`: a cluster pipeline refuses that name
-            *first, *(("EVALSHA", script.sha, len(keys), *keys, *args) for keys, args in calls),
-            *then])
+        replies = self._round_trip([  # EVALSHA as a plain command: a cluster pipeline
+            *first,                       # refuses `pipe.evalsha`
+            *(("EVALSHA", script.sha, len(keys), *keys, *args) for keys, args in calls), *then])
         ours = replies[len(first):len(first) + len(calls)]
         if first_replies is not None:
             first_replies.extend(replies[:len(first)])
