@@ -231,6 +231,15 @@ class Commit:
     notices: list[str]
 
 
+def _raise_first(replies: list[Any]) -> list[Any]:
+    """`replies` (a round trip's, an error reply as its exception in place), once none of
+    them is an error; else the first error raised."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
 class Store:
     """The game store on one Redis connection (decoded strings), and a second one for the
     history's segments (`raw`)."""
@@ -611,11 +620,7 @@ class Store:
 
     def _answers(self, commands: list[Command]) -> list[Any]:
         """`_round_trip`, the first error reply raised."""
-        replies = self._round_trip(commands)
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
-        return replies
+        return _raise_first(self._round_trip(commands))
 
     def _after(self, script: Any, calls: list[tuple[list[str], list[Any]]],
                first: Sequence[Command] = (), then: Sequence[Command] = (),
@@ -630,9 +635,9 @@ class Store:
         only its own calls: the script is loaded and just those calls run again, after the
         rest, so no other command of the pipeline runs twice.
         """
-        replies = self._round_trip([  # EVALSHA as a plain command: a cluster pipeline
-            *first,                       # refuses `pipe.evalsha`
-            *(("EVALSHA", script.sha, len(keys), *keys, *args) for keys, args in calls), *then])
+        # EVALSHA as a plain command: a cluster pipeline refuses `pipe.evalsha`
+        evals = [("EVALSHA", script.sha, len(keys), *keys, *args) for keys, args in calls]
+        replies = self._round_trip([*first, *evals, *then])
         ours = replies[len(first):len(first) + len(calls)]
         if first_replies is not None:
             first_replies.extend(replies[:len(first)])
@@ -642,16 +647,11 @@ class Store:
                    if isinstance(reply, redis.exceptions.NoScriptError)]
         if missing:
             self.r.script_load(script.script)
-            again = self.r.pipeline(transaction=False)
-            for i in missing:
-                keys, args = calls[i]
-                again.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            for i, reply in zip(missing, again.execute(), strict=True):
+            for i, reply in zip(missing, self._answers([evals[i] for i in missing]),
+                                strict=True):
                 ours[i] = reply
             replies = [r for r in replies if not isinstance(r, redis.exceptions.NoScriptError)]
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
+        _raise_first(replies)
         return ours
 
     def commit(self, gid: str, guard: tuple[str, str], state: str, meta: dict[str, str],
