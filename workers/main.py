@@ -18,6 +18,7 @@ import threading
 
 from rq import SimpleWorker, Worker
 
+from service.ops.heap import freeze_startup_heap
 from service.ops.redis_check import ensure_safe
 from workers import archiver, context
 from workers.resolve import sweep
@@ -53,6 +54,7 @@ def run_worker(burst: bool = False) -> None:
                     missing)
     sweep(context.store(), queue)
     archiver.schedule_unmarked(context.store(), context.config().ARCHIVE_AFTER)
+    freeze_startup_heap()  # what the start-up loaded stays: out of the collector's walks
     stop = threading.Event()
     if not burst:
         threading.Thread(target=_sweep_forever, args=(stop,), daemon=True).start()

@@ -40,6 +40,7 @@ from service.config import Config
 from service.domain.game import events_page, load_game
 from service.domain.live_feed import check_ticket
 from service.domain.problems import problem_body
+from service.ops.heap import freeze_startup_heap
 from service.ops.server_key import load_server_key
 from service.storage import live
 from service.storage.store import Store, feeds_url
@@ -378,9 +379,11 @@ def make_app(config: Config) -> web.Application:
 def main() -> int:
     """`parley stream`: serve until SIGTERM or Ctrl-C."""
     config = Config()
+    app = make_app(config)
+    freeze_startup_heap()
     # a feed never ends by itself: on SIGTERM, cut the open streams after a second rather than
     # wait for them (their clients resume with Last-Event-ID, docs/live.md)
-    web.run_app(make_app(config), host="127.0.0.1", port=config.STREAM_PORT,
+    web.run_app(app, host="127.0.0.1", port=config.STREAM_PORT,
                 print=lambda msg: log.info("%s", msg), access_log=None,
                 shutdown_timeout=SHUTDOWN_SECONDS)
     return 0

@@ -30,6 +30,7 @@ from functools import partial
 
 from service.config import Config
 from service.ops.child_process import tie_to_parent
+from service.ops.heap import freeze_startup_heap
 
 #: how long the workers may take over a graceful stop before they are killed
 GRACEFUL_SECONDS = 20
@@ -62,7 +63,8 @@ def access_log_config(access_log: str) -> dict:
 
 
 def _load_app_in_worker(master: int, target: str) -> object:
-    """Runs in each worker process as it starts: tie it to its master, then load the app.
+    """Runs in each worker process as it starts: tie it to its master, then load the app and
+    freeze the heap it made (`service.ops.heap`).
 
     The tie is SIGKILL, not a graceful stop: with no master left to end a stop that hangs
     (docs/operations.md, "Stopping"), a worker would keep the port for good. Nothing
@@ -70,7 +72,9 @@ def _load_app_in_worker(master: int, target: str) -> object:
     request was cut sends the same envelope again."""
     tie_to_parent(master, signal.SIGKILL)
     module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
+    app = getattr(importlib.import_module(module), name)
+    freeze_startup_heap()
+    return app
 
 
 def serve(*, host: str = "127.0.0.1", port: int | None = None, workers: int | None = None,
