@@ -39,9 +39,14 @@ earlier than its next slot.
 
 The load generator is kept cheap per move, so that the figures measure the server rather than
 the client: one keep-alive connection per game thread over a plain socket (`_Http`), and no
-polling. A stream client times its own moves, from the POST to the push that shows them
-applied (the next `turn` or the game's end), as the peer benchmark against boardgame.io times
-its moves up to the broadcast; a turn not pushed within a second is looked for in the views
+polling. A stream client times its own moves from the POST to the first news that they
+are applied, as the peer benchmark against boardgame.io times a move up to the mover's socket
+receiving the server's update: the POST's answer when it says `"status": "applied"` (a move
+the web process settled, docs/architecture.md), else the push that shows it (the next `turn`
+or the game's end). Either way the game goes on only once the next `turn` is pushed (the
+peer's loop waits likewise for the other seat's update), and the push alone is printed
+beside it (`the push heard ... after the POST`, the yardstick until the thirteenth pass of
+docs/performance.md). A turn not pushed within a second is looked for in the views
 (counted and printed: none in a healthy run), and setups are not timed (a setup is applied
 before the step moves on). The view client and the batching bots learn "applied" from the
 commits themselves: every commit of a game's state publishes `"<game id> <applied>"` on
@@ -436,12 +441,17 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     errors: list[str] = []
     reads = [0]  # views read by stream clients: a push that did not come within a second
     answered: list[float] = []  # each measured POST's round trip (s)
-    timed: list[tuple[float, float]] = []  # stream clients: (POST sent, latency to the push)
+    #: stream clients: (POST sent, latency to the first news of the move applied)
+    timed: list[tuple[float, float]] = []
+    #: stream clients, in step with `timed`: (POST sent, latency to the push)
+    pushed: list[tuple[float, float]] = []
     #: stream clients: (from the POST to the commit, from the commit to the push heard)
     split: list[tuple[float, float]] = []
-    here = threading.local()  # a stream client's game thread: its moves not yet timed
+    #: a stream client's game thread: its moves not yet timed, (POST sent, when its answer
+    #: said the move was applied, else None)
+    here = threading.local()
 
-    def posted_here() -> list[float]:
+    def posted_here() -> list[tuple[float, float | None]]:
         if not hasattr(here, "posted"):
             here.posted = []
         return here.posted
@@ -486,12 +496,15 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
         if resp.status_code != 202:
             error(f"{resp.status_code} {resp.text[:200]}")
             return None
-        seq = resp.json()["id"]
+        body = resp.json()
+        answered_at = time.time()
+        seq = body["id"]
         if start <= t0 < stop_at:
             if feeds is None:
                 observed.put((gid, seq, t0))
-            else:
-                posted_here().append(t0)  # timed by its game thread when its turn comes
+            else:  # timed by its game thread when its turn comes (or by this answer)
+                posted_here().append(
+                    (t0, answered_at if body.get("status") == "applied" else None))
             with lock:
                 answered.append(time.time() - t0)
         return seq
@@ -515,9 +528,12 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             got = feeds.wait(gid, after_step, seats, event, PLAYER_RECHECK)
             if got is not None:
                 with lock:
-                    timed.extend((t0, got[1] - t0) for t0 in posted_here())
-                    if got[2] is not None:
-                        split.extend((got[2] - t0, got[1] - got[2]) for t0 in posted_here())
+                    for t0, answered_at in posted_here():
+                        first = got[1] if answered_at is None else min(answered_at, got[1])
+                        timed.append((t0, first - t0))
+                        pushed.append((t0, got[1] - t0))
+                        if got[2] is not None:
+                            split.append((got[2] - t0, got[1] - got[2]))
                 posted_here().clear()
                 return got[0]
             with lock:
@@ -638,7 +654,8 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
     for t in threads:
         t.join(seconds + 120)
     out.put({"errors": errors[:5], "error_count": len(errors), "reads": reads[0],
-             "answered": answered, "timed": timed, "split": split})
+             "answered": answered, "timed": timed, "pushed": pushed,
+             "split": split})
 
 
 class _Ready(_Applied):
@@ -979,6 +996,11 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
             "reads": sum(r.get("reads", 0) for r in reports),
             "answered": [t for r in reports for t in r.get("answered", ())],
             "split": [t for r in reports for t in r.get("split", ())],
+            # a stream client's moves counted above: (first news, the push), latencies in s
+            "news": [(first, push) for r in reports
+                     for (t0, first), (_, push) in zip(r.get("timed", ()), r.get("pushed", ()),
+                                                      strict=False)
+                     if t0 + first <= start + seconds],
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
             if posts else float("nan")}
@@ -1043,6 +1065,13 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                             print(f"e2e ({m}, {name}): POST answered in p50 "
                                   f"{percentile(posts, 50):.2f} / p99 "
                                   f"{percentile(posts, 99):.2f} ms", flush=True)
+                        if phase["news"]:
+                            push = [b * 1000 for _, b in phase["news"]]
+                            told = sum(a < b for a, b in phase["news"]) / len(push)
+                            print(f"e2e ({m}, {name}): the push heard p50 "
+                                  f"{percentile(push, 50):.2f} / p99 "
+                                  f"{percentile(push, 99):.2f} ms after the POST; the POST's "
+                                  f"answer came first for {told:.0%} of the moves", flush=True)
                         if phase["split"]:
                             commit = [a * 1000 for a, _ in phase["split"]]
                             push = [b * 1000 for _, b in phase["split"]]
