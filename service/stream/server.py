@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 #: a player's feed keeps being written this long after their last stream closed: the window
 #: within which a client resumes with Last-Event-ID without missing anything
 RESUME_GRACE = 600
-#: how often open streams renew their registration, and send a comment to keep proxies open
+#: how often open streams renew their registration, and get a comment that keeps proxies open
 KEEPALIVE_SECONDS = 15
 #: the longest a long poll waits
 MAX_WAIT = 60
@@ -199,8 +199,15 @@ class Hub:
         self.hearing.set()
 
     async def _renew(self) -> None:
+        """Every KEEPALIVE_SECONDS: a keep-alive for every open stream (an empty hand-over),
+        and their players' registrations renewed. The hub's one timer, rather than a timeout
+        around every stream's wait for entries, which cost a timer set and cancelled per
+        hand-over."""
         while True:
             await asyncio.sleep(KEEPALIVE_SECONDS)
+            for group in self.listeners.values():
+                for listener in group:
+                    listener.queue.put_nowait([])
             try:
                 await live.listen(self.feeds, list(self.listeners), time.time() + RESUME_GRACE)
             except Exception:
@@ -322,13 +329,9 @@ async def stream(request: web.Request) -> web.StreamResponse:
             await resp.write(_frame(eid, data))
         await resp.write(f"event: ready\ndata: {json.dumps({'player': pid})}\n\n".encode())
         while True:
-            try:  # asyncio.timeout: no task per entry, as wait_for made
-                async with asyncio.timeout(KEEPALIVE_SECONDS):
-                    entries = await listener.queue.get()
-            except TimeoutError:
-                await resp.write(b": keep-alive\n\n")
-                continue
-            await resp.write(b"".join(_frame(eid, data) for eid, data in entries))
+            entries = await listener.queue.get()  # nothing: the hub's keep-alive (`_renew`)
+            await resp.write(b"".join(_frame(eid, data) for eid, data in entries)
+                             if entries else b": keep-alive\n\n")
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     finally:

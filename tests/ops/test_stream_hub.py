@@ -109,6 +109,43 @@ def test_every_open_stream_of_a_player_gets_each_entry(config, listeners) -> Non
     assert asyncio.run(scenario()) == [[_entry(1), _entry(2), _entry(3)]] * listeners
 
 
+def test_every_open_stream_gets_a_keep_alive_each_period(config, monkeypatch) -> None:
+    """The hub's one timer hands each open stream an empty batch (its keep-alive comment),
+    between the entries, which still come once and in order."""
+    monkeypatch.setattr(server, "KEEPALIVE_SECONDS", 0.2)
+    store = Store.from_config(config)
+    registered: list[list[str]] = []
+
+    async def register(r, pids, until):  # noqa: ANN001  (the registrations, not Redis's)
+        registered.append(sorted(pids))
+
+    monkeypatch.setattr(live, "listen", register)
+
+    async def scenario() -> list[tuple[list[str], int]]:
+        hub = await _hub(config)
+        try:
+            streams = [Listener("p_dan"), Listener("p_eve")]
+            for listener in streams:
+                await hub.join(listener, None)
+            live.append(store, {"p_dan": [_entry(1)]})
+            out = []
+            async with asyncio.timeout(5):
+                for listener, entries in zip(streams, (1, 0), strict=True):
+                    got: list[str] = []
+                    keep_alives = 0
+                    while len(got) < entries or keep_alives < 2:
+                        batch = await listener.queue.get()
+                        got += [d for _, d in batch]
+                        keep_alives += not batch
+                    out.append((got, keep_alives))
+            return out
+        finally:
+            await hub.stop(None)  # type: ignore[arg-type]
+
+    assert asyncio.run(scenario()) == [([_entry(1)], 2), ([], 2)]
+    assert ["p_dan", "p_eve"] in registered  # renewed with the keep-alives
+
+
 def test_the_commits_channel_is_heard_only_while_long_polls_come(config, monkeypatch) -> None:
     """No poll, no subscription to the commits' channel; a poll subscribes before it reads its
     page and is woken by its game's commit; the subscription ends once polls stop coming
