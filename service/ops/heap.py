@@ -6,9 +6,9 @@ walks every one of them: 20-55 ms on this project's processes, with every thread
 process stopped meanwhile, and a move in flight waits that long (docs/performance.md,
 "Thirteenth pass"). `gc.freeze()` moves everything alive at that moment into a permanent
 generation the collector no longer walks, so a later full collection only walks what the
-process made since (under a millisecond measured). Nothing is leaked by it: the frozen
-objects were to live until the process exits anyway, and a cycle among them stays uncollected
-as it would have stayed reachable.
+process made since (1-2 ms measured). The price: a reference cycle among the frozen objects
+that becomes garbage later is never collected. What the start-up makes (modules, the app,
+the engines' tables) lives as long as the process anyway.
 """
 
 from __future__ import annotations
