@@ -4,6 +4,7 @@ snapshot), lose it, start a new Redis from the copy; fsck passes and the game go
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,10 @@ def test_backup_and_restore_drill(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         # backup 2: an RDB snapshot (BGSAVE), copied once LASTSAVE moves
         r = redis.Redis(port=port)
         before = r.lastsave()
+        # LASTSAVE counts whole seconds: a snapshot within the second of `before` (Redis's
+        # start, on a fast run) would leave it where it was
+        wait_until(lambda: time.time() >= before.timestamp() + 1, 2, "the next second",
+                   interval=0.05)
         r.bgsave()
         wait_until(lambda: r.lastsave() != before, 20, "the snapshot (BGSAVE)", interval=0.05)
         rdb_copy = tmp_path / "backup-rdb"
