@@ -506,7 +506,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
                 posted_here().append(
                     (t0, answered_at if body.get("status") == "applied" else None))
             with lock:
-                answered.append(time.time() - t0)
+                answered.append(answered_at - t0)
         return seq
 
     def pace(next_slot: list[float]) -> None:
@@ -999,7 +999,7 @@ def move_load(url: str, redis_url: str, loaders: int, games: int, seconds: float
             # a stream client's moves counted above: (first news, the push), latencies in s
             "news": [(first, push) for r in reports
                      for (t0, first), (_, push) in zip(r.get("timed", ()), r.get("pushed", ()),
-                                                      strict=False)
+                                                      strict=True)
                      if t0 + first <= start + seconds],
             "moves_per_job": len(latencies) / jobs if jobs else float("nan"),
             "moves_per_post": sum(r.get("envelopes", 0) for r in reports) / posts
