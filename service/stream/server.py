@@ -64,6 +64,26 @@ COMMITS_IDLE_SECONDS = 30.0
 SUBSCRIBE_WAIT = 5.0
 
 Entry = tuple[str, str]  # (feed entry id, JSON)
+#: how long `cancel_until_ended` waits for a cancelled task before cancelling it again
+RECANCEL_SECONDS = 0.1
+
+
+async def cancel_until_ended(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel the tasks and wait until every one has ended, cancelling again those that go on.
+
+    A cancellation can be lost on Python 3.11: redis-py runs each command's send under
+    `asyncio.wait_for` (its socket timeout), and 3.11's `wait_for` returns the result and
+    drops a cancellation that arrives as the wrapped call completes (3.12 rewrote it). A hub
+    task cancelled during a Redis call then carried on with its loop, and the process's stop
+    waited for it for ever. Cancelling again at the task's next wait ends it."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
+    for task in tasks:  # an end other than the cancellation: logged, as gather would have
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a hub task ended with an error", exc_info=task.exception())
 
 
 class Listener:
@@ -109,9 +129,7 @@ class Hub:
     async def stop(self, _app: web.Application) -> None:
         if self.hearing_commits is not None:
             self.tasks.append(self.hearing_commits)
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await cancel_until_ended(self.tasks)
         await self.feeds.aclose()
         await self.channel.aclose()
         await self.commits.aclose()
@@ -270,7 +288,8 @@ class Hub:
                     return page
                 after = int(page["next"])  # events hidden from this seat: read on from there
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(woken.wait(), timeout=left)
+                    async with asyncio.timeout(left):  # not 3.11's wait_for: it can drop a cancel
+                        await woken.wait()
         finally:
             self.polls[gid].discard(woken)
             if not self.polls[gid]:

@@ -189,3 +189,43 @@ def test_the_commits_channel_is_heard_only_while_long_polls_come(config, monkeyp
         await until(lambda: heard() == 0)  # Redis drops the closed connection soon after
 
     asyncio.run(scenario())
+
+
+def test_a_task_that_swallows_its_cancellation_is_cancelled_again() -> None:
+    """As a hub task does when Python 3.11's `wait_for` (inside redis-py) drops the cancel."""
+    swallowed: list[bool] = []
+
+    async def stubborn() -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            swallowed.append(True)  # and carries on, as the hub's loops did
+        await asyncio.sleep(30)
+
+    async def scenario() -> bool:
+        task = asyncio.create_task(stubborn())
+        await asyncio.sleep(0)
+        async with asyncio.timeout(5):
+            await server.cancel_until_ended([task])
+        return task.cancelled()
+
+    assert asyncio.run(scenario()) is True
+    assert swallowed == [True]
+
+
+def test_the_hub_stops_while_it_renews_registrations(config, monkeypatch) -> None:
+    """Stopped in the middle of its Redis calls (registrations renewed every millisecond
+    here), the hub ends every task: on Python 3.11 a cancellation that arrives as a redis-py
+    command completes is dropped, and a stop that cancelled once hung now and then."""
+    monkeypatch.setattr(server, "KEEPALIVE_SECONDS", 0.001)
+
+    async def scenario(pause: float) -> bool:
+        hub = await _hub(config)
+        for n in range(10):
+            await hub.join(Listener(f"p_{n}"), None)
+        await asyncio.sleep(pause)
+        async with asyncio.timeout(5):
+            await hub.stop(None)  # type: ignore[arg-type]
+        return all(task.done() for task in hub.tasks)
+
+    assert all(asyncio.run(scenario(0.02 + n * 0.003)) for n in range(12))
