@@ -236,11 +236,11 @@ def _draw_records(rng: RecordedRng, first_index: int, step: int, seq: int) -> li
 
 def _event_record(seq: int, step: int, event: dict[str, Any]) -> str:
     """Stored compactly as [seq, step, event] (`Store.events` reads it back as a dict)."""
-    return json.dumps([seq, step, event], separators=(",", ":"))
+    return orjson.dumps([seq, step, event], option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _decision_fields(d: Decision) -> dict[str, str]:
-    return {"step": str(d["step"]), "to_act": json.dumps(d["to_act"]),
+    return {"step": str(d["step"]), "to_act": orjson.dumps(d["to_act"]).decode(),
             "step_kind": d["step_kind"]}
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -79,9 +78,9 @@ def _entries(r: Resolution, seat: int) -> list[str]:
         out.append(_entry("event", gid, seat, seq=seq, step=step, event=event))
     if "result" in meta:
         out.append(_entry("finished", gid, seat, step=int(meta["step"]),
-                          result=json.loads(meta["result"])))
+                          result=orjson.loads(meta["result"])))
     elif "step" in meta and int(meta["step"]) != r.game.step:
-        to_act = json.loads(meta["to_act"])
+        to_act = orjson.loads(meta["to_act"])
         moves = seat_moves(engine, r.listing_state(), seat) if seat in to_act else {}
         out.append(_entry("turn", gid, seat, step=int(meta["step"]), to_act=to_act,
                           your_turn=seat in to_act,

@@ -11,9 +11,10 @@ Notice types are the webhook event types; mail is sent for `MAIL_TYPES` only.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
+
+import orjson
 
 TURN_STARTED = "turn.started"
 GAME_STARTED = "game.started"
@@ -32,8 +33,8 @@ STEP_BOUND = frozenset({TURN_STARTED, DEADLINE_REMINDER})
 
 
 def notice(kind: str, seat: int, step: int, **data: Any) -> str:
-    return json.dumps({"type": kind, "seat": seat, "step": step, "at": int(time.time()),
-                       **data}, sort_keys=True)
+    return orjson.dumps({"type": kind, "seat": seat, "step": step, "at": int(time.time()),
+                         **data}, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def deadline_fields(platform: dict[str, Any], step_changed: bool, active: bool,

@@ -22,10 +22,11 @@ recorded, since a flush would only drop them (`notices.reach`).
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from service.domain import live_feed, notices
 from service.domain.foresight import NO_DRAWS, Foreseen, WouldDraw
@@ -88,6 +89,6 @@ def plan_settlement(foreseen: Foreseen, payload: dict[str, Any], canonical_env: 
     entries = live_feed.feed_entries([planned], set(players))
     told = []
     for raw in planned.commit.notices:
-        notice = json.loads(raw)
+        notice = orjson.loads(raw)
         told.append((notice["seat"], notices.reach(notice), raw))
     return Settlement(planned, players, [entries.get(p, []) for p in players], told)
