@@ -81,7 +81,7 @@ async def cancel_until_ended(tasks: list[asyncio.Task[Any]]) -> None:
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
-    for task in tasks:  # an end other than the cancellation: logged, as gather would have
+    for task in tasks:  # an end other than the cancellation is logged, not dropped
         if not task.cancelled() and task.exception() is not None:
             log.error("a hub task ended with an error", exc_info=task.exception())
 
