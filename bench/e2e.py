@@ -122,7 +122,7 @@ from bench.cpu import describe as describe_cpu
 from bench.cpu import per_move as cpu_per_move
 from bench.cpu import snapshot as cpu_snapshot
 from bench.feeds import Feeds
-from bench.timeline import report, within, write_phase
+from bench.timeline import default_folder, report, within, write_phase
 from service.storage.keys import game_key
 
 TARGET_P99_MS = 50.0
@@ -1156,9 +1156,10 @@ def _extra(p: Any) -> None:
                         "every move")
     p.add_argument("--no-noop", dest="noop_phases", action="store_false",
                    help="skip the RQ no-op phases (their ratios are then not measured)")
-    p.add_argument("--timeline", type=Path, default=None, metavar="DIR",
+    p.add_argument("--timeline", type=Path, default=default_folder(), metavar="DIR",
                    help="keep every timed move, the Redis log and its latency spikes in DIR "
-                        "and print when each phase's slow moves came (bench.timeline)")
+                        "and print when each phase's slow moves came (bench.timeline); "
+                        "default: a folder of its own under $BENCH_TIMELINE, if set")
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "
                         "load generators, the rest of the machine)")

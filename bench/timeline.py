@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import re
 import shutil
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -65,6 +67,18 @@ class Phase:
             if lat >= p99:
                 slow[bucket] += 1
         return p99, [(b, n, every[b]) for b, n in slow.most_common(top)]
+
+
+def default_folder(now: float | None = None) -> Path | None:
+    """Where `bench.e2e` keeps its timeline when `--timeline` is not given: a folder of its
+    own for each run under `$BENCH_TIMELINE`, if set. A harness that runs bench.e2e with fixed
+    arguments (the side-by-side against boardgame.io) can then keep every round's moves, and
+    a round that went bad can be looked at afterwards."""
+    root = os.environ.get("BENCH_TIMELINE")
+    if not root:
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if now is None else now))
+    return Path(root) / f"{stamp}-{os.getpid()}"
 
 
 def within(moves: list[tuple[float, float]], start: float, seconds: float

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -44,3 +45,15 @@ def test_a_burst_is_shown_beside_the_rewrite_and_the_slow_command_of_its_moment(
     assert "single-half: 400 moves, p99 40.0 ms" in shown
     assert "1.50: 10/25" in shown
     assert "s: AOF rewrite starts" in shown
+
+
+def test_bench_timeline_gives_each_run_a_folder_of_its_own(monkeypatch, tmp_path) -> None:
+    """A harness that cannot pass --timeline sets $BENCH_TIMELINE and keeps every run."""
+    from bench.timeline import default_folder
+
+    monkeypatch.delenv("BENCH_TIMELINE", raising=False)
+    assert default_folder() is None
+    monkeypatch.setenv("BENCH_TIMELINE", str(tmp_path))
+    folder = default_folder(now=0.0)
+    assert folder == tmp_path / f"19700101T000000Z-{os.getpid()}"
+    assert default_folder(now=1.0) != folder
