@@ -9,7 +9,7 @@ from pathlib import Path
 import redis
 
 from bench.common import bundled_redis
-from bench.timeline import read_phases, redis_events, report, write_phase
+from bench.timeline import default_folder, read_phases, redis_events, report, write_phase
 from tests.waiting import wait_until
 
 
@@ -49,8 +49,6 @@ def test_a_burst_is_shown_beside_the_rewrite_and_the_slow_command_of_its_moment(
 
 def test_bench_timeline_gives_each_run_a_folder_of_its_own(monkeypatch, tmp_path) -> None:
     """A harness that cannot pass --timeline sets $BENCH_TIMELINE and keeps every run."""
-    from bench.timeline import default_folder
-
     monkeypatch.delenv("BENCH_TIMELINE", raising=False)
     assert default_folder() is None
     monkeypatch.setenv("BENCH_TIMELINE", str(tmp_path))
