@@ -1,11 +1,13 @@
 """The web process's history packer (service/storage/history_packer.py), alone: reports are
-packed on its own thread, a game's latest report replaces an earlier one not yet packed, a
-failed packing is logged and the next goes on, and an idle thread ends and starts again."""
+packed on its own thread, those of a few moments together, a game's latest report replaces an
+earlier one not yet packed, a failed packing is logged and the next goes on, and an idle thread
+ends and starts again."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import pytest
 
@@ -38,6 +40,18 @@ def test_reports_are_packed_on_the_packers_thread() -> None:
     packer.add("g1", ["due 1"])
     assert pack.done.acquire(timeout=5)
     assert pack.calls == [("history-packer", [("g1", ["due 1"])])]
+
+
+def test_reports_of_a_few_moments_are_packed_together() -> None:
+    pack = Recorder()
+    packer = HistoryPacker(pack, gather_seconds=1.0)
+    packer.add("g1", ["due 1"])  # wakes the thread, which waits for others to join
+    time.sleep(0.2)
+    packer.add("g2", ["due 2"])
+    packer.add("g1", ["due 3"])
+    assert pack.done.acquire(timeout=5)
+    assert [due for _, due in pack.calls] == [[("g1", ["due 3"]), ("g2", ["due 2"])]]
+    assert not pack.done.acquire(timeout=0.1)  # and in no other call
 
 
 def test_a_games_latest_report_replaces_one_not_yet_packed() -> None:
