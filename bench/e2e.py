@@ -60,8 +60,10 @@ field of the game's meta hash, and waited for again if need be. The view client 
 per move (Stratego alternates seats: after seat s's move the seat to act is 1 - s; only a wrong
 guess costs a second GET).
 
-`--timeline DIR` keeps every timed move, the Redis log and its latency spikes, and prints when
-each phase's slowest moves came and what Redis did then (bench.timeline).
+`--timeline DIR` keeps every timed move, the Redis log and its latency spikes, and how fast the
+host let each CPU run (`bench.host_speed`: a probe process pinned to each CPU, about 1 % of a
+core each, counted as `other` by `--cpu`), and prints when each phase's slowest moves came and
+what Redis and the host did then (bench.timeline).
 
 `--cpu` prints each phase's CPU per applied move by role (`bench.cpu`: web, worker, stream,
 Redis, the load generators, the rest of the machine), `--no-noop` skips the RQ no-op phases
@@ -107,6 +109,7 @@ from urllib.parse import urlsplit
 import orjson
 import redis
 
+from bench import host_speed
 from bench.common import (
     Figure,
     System,
@@ -1035,6 +1038,7 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
         phases: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # mode -> (peak, half)
         kept = timeline / f"run{run_no}" if timeline else None
         with (bundled_redis(timeline=kept) as redis_url,
+              host_speed.probes(kept) if kept else contextlib.nullcontext(),
               game_store(store, redis_url) as (games_at, where)):
             system = System(redis_url, Path(tempfile.mkdtemp(prefix="parley-bench-")),
                             web_processes=web, workers=workers, worker_class=worker_class,
@@ -1157,8 +1161,9 @@ def _extra(p: Any) -> None:
     p.add_argument("--no-noop", dest="noop_phases", action="store_false",
                    help="skip the RQ no-op phases (their ratios are then not measured)")
     p.add_argument("--timeline", type=Path, default=default_folder(), metavar="DIR",
-                   help="keep every timed move, the Redis log and its latency spikes in DIR "
-                        "and print when each phase's slow moves came (bench.timeline); "
+                   help="keep every timed move, the Redis log and its latency spikes and the "
+                        "CPUs' speed in DIR and print when each phase's slow moves came "
+                        "(bench.timeline); "
                         "default: a folder of its own under $BENCH_TIMELINE, if set")
     p.add_argument("--cpu", action="store_true",
                    help="print each phase's CPU per applied move by role (web, worker, redis, "

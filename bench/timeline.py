@@ -12,11 +12,14 @@ and the cause shows only when the burst's moment is put beside the system's even
 - `redis-latency.txt`: Redis's latency monitor (threshold `LATENCY_MS`): each event with the
   epoch seconds and milliseconds of its recent spikes;
 - `redis-slowlog.txt`: the commands that took `LATENCY_MS` or more (Redis's slow log): epoch
-  seconds, microseconds, the command's first words (a script's by its SHA).
+  seconds, microseconds, the command's first words (a script's by its SHA);
+- `host-cpu<N>.txt`: how fast each CPU ran meanwhile (`bench.host_speed`): the host slows a
+  CPU to half speed at moments of its own, and a burst then says more about it than about us.
 
 `python -m bench.timeline DIR` (printed by bench.e2e at the end of a run) shows, for each phase,
-its p99, the quarter-seconds holding the most moves at or above it, and the Redis events inside
-the window, as seconds from the phase's start. docs/performance.md "Sixth pass" is what it
+its p99, the quarter-seconds holding the most moves at or above it (with the CPUs that ran slow
+in each), how much of the phase each CPU ran slow, and the Redis events inside the window, as
+seconds from the phase's start. docs/performance.md "Sixth pass" is what it
 found first: the start of an AOF rewrite.
 """
 
@@ -35,6 +38,7 @@ from pathlib import Path
 
 import redis
 
+from bench import host_speed
 from bench.common import percentile
 
 #: Redis's latency monitor records events at least this slow (ms)
@@ -146,11 +150,23 @@ def report(folder: Path) -> str:
     """Each phase's p99, its bursts and the Redis events in its window, one run's folder."""
     out = []
     events = redis_events(folder)
+    speeds = host_speed.read(folder)
+
+    def slow_cpus(start: float, seconds: float) -> str:
+        shares = host_speed.slow_shares(speeds, start, seconds)
+        return " (slow CPUs: " + (", ".join(str(c) for c, s in shares.items() if s > 0.5)
+                                  or "none") + ")" if shares else ""
+
     for phase in read_phases(folder):
         p99, bursts = phase.bursts()
         out.append(f"{folder.name}/{phase.name}: {len(phase.moves)} moves, p99 {p99:.1f} ms; "
                    f"most moves at or above it in (s from the start: such / all):")
-        out.append("  " + ", ".join(f"{b:.2f}: {n}/{every}" for b, n, every in bursts))
+        out.append("  " + ", ".join(f"{b:.2f}: {n}/{every}"
+                                    f"{slow_cpus(phase.start + b, BUCKET)}"
+                                    for b, n, every in bursts))
+        if shares := host_speed.slow_shares(speeds, phase.start, phase.seconds):
+            out.append("  host: " + ", ".join(f"CPU {cpu} ran slow {share:.0%} of the phase"
+                                              for cpu, share in shares.items()))
         inside = [(at - phase.start, what) for at, what in events
                   if phase.start <= at <= phase.start + phase.seconds]
         for offset, what in inside:
