@@ -74,26 +74,36 @@ def probes(folder: Path, seconds: float = 3600.0) -> Iterator[None]:
             proc.wait(10)
 
 
-def read(folder: Path) -> dict[int, list[tuple[float, float]]]:
-    """Each probed CPU's samples: (epoch seconds, µs)."""
+Samples = dict[int, list[tuple[float, float]]]
+
+
+def read(folder: Path) -> Samples:
+    """Each probed CPU's samples: (epoch seconds, µs); a line cut by the probe's end is
+    left out."""
     out = {}
     for path in sorted(folder.glob("host-cpu*.txt")):
         rows = [line.split() for line in path.read_text().splitlines()]
         out[int(path.stem.removeprefix("host-cpu"))] = [
-            (float(at), float(us)) for at, us in rows if at and us]
+            (float(row[0]), float(row[1])) for row in rows if len(row) == 2]
     return out
 
 
-def slow_shares(samples: dict[int, list[tuple[float, float]]], start: float, seconds: float
-                ) -> dict[int, float]:
-    """The share of each CPU's samples within [start, start + seconds] that ran SLOW times
-    slower than full speed: the 1st percentile of every CPU's samples (nothing runs the loop
-    faster than a CPU at full speed, and a CPU may run slow most of a run)."""
+def full_speed(samples: Samples) -> float | None:
+    """The µs of a sample at full speed: the 1st percentile of every CPU's samples (nothing
+    runs the loop faster than a CPU at full speed, and a CPU may run slow most of a run)."""
+    from bench.common import percentile  # here: a probe process imports nothing of the bench
+
     pooled = [us for rows in samples.values() for _, us in rows]
-    if not pooled:
-        return {}
-    fast = sorted(pooled)[len(pooled) // 100]  # this module imports nothing of the bench's
-    out = {}
+    return percentile(pooled, 1) if pooled else None
+
+
+def slow_shares(samples: Samples, fast: float | None, start: float, seconds: float
+                ) -> dict[int, float]:
+    """The share of each CPU's samples within [start, start + seconds] that took SLOW times
+    `fast` (`full_speed(samples)`) or more."""
+    out: dict[int, float] = {}
+    if fast is None:
+        return out
     for cpu, rows in samples.items():
         inside = [us for at, us in rows if start <= at <= start + seconds]
         if inside:

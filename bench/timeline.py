@@ -151,11 +151,15 @@ def report(folder: Path) -> str:
     out = []
     events = redis_events(folder)
     speeds = host_speed.read(folder)
+    fast = host_speed.full_speed(speeds)
 
     def slow_cpus(start: float, seconds: float) -> str:
-        shares = host_speed.slow_shares(speeds, start, seconds)
-        return " (slow CPUs: " + (", ".join(str(c) for c, s in shares.items() if s > 0.5)
-                                  or "none") + ")" if shares else ""
+        """" (slow CPUs: ...)": those slow most of the window; "" where none was probed."""
+        shares = host_speed.slow_shares(speeds, fast, start, seconds)
+        if not shares:
+            return ""
+        slow = [str(cpu) for cpu, share in shares.items() if share > 0.5]
+        return f" (slow CPUs: {', '.join(slow) or 'none'})"
 
     for phase in read_phases(folder):
         p99, bursts = phase.bursts()
@@ -164,7 +168,7 @@ def report(folder: Path) -> str:
         out.append("  " + ", ".join(f"{b:.2f}: {n}/{every}"
                                     f"{slow_cpus(phase.start + b, BUCKET)}"
                                     for b, n, every in bursts))
-        if shares := host_speed.slow_shares(speeds, phase.start, phase.seconds):
+        if shares := host_speed.slow_shares(speeds, fast, phase.start, phase.seconds):
             out.append("  host: " + ", ".join(f"CPU {cpu} ran slow {share:.0%} of the phase"
                                               for cpu, share in shares.items()))
         inside = [(at - phase.start, what) for at, what in events

@@ -81,7 +81,9 @@ def test_a_report_names_the_cpus_that_ran_slow(tmp_path: Path) -> None:
     moves = [(start + i / 100, 0.002) for i in range(400)]
     moves[250:260] = [(start + 2.5 + i / 100, 0.040) for i in range(10)]
     write_phase(tmp_path, "single-half", start, 4.0, moves)
-    assert host_speed.slow_shares(host_speed.read(tmp_path), start, 4.0) == {0: 0.0, 1: 0.5}
+    samples = host_speed.read(tmp_path)
+    assert host_speed.full_speed(samples) == 45.0
+    assert host_speed.slow_shares(samples, 45.0, start, 4.0) == {0: 0.0, 1: 0.5}
     shown = report(tmp_path)
     assert "2.50: 10/25 (slow CPUs: 1)" in shown
     assert "host: CPU 0 ran slow 0% of the phase, CPU 1 ran slow 50% of the phase" in shown
