@@ -180,10 +180,7 @@ def test_a_packing_that_comes_after_the_archive_leaves_the_pointer_alone(
         _unpacked(unpacked)
         _play(app, gid, players, [*_moves()[:2 * SEGMENT + 3], (1, {"type": "resign"})])
     r = store.r
-    moves = [[eid, [x for pair in fields.items() for x in pair]]
-             for eid, fields in r.xrange(game_key(gid, "moves"), "-", f"{2 * SEGMENT}-0")]
-    due = [moves, r.lrange(game_key(gid, "events"), 0, 2 * SEGMENT - 1),
-           r.lrange(game_key(gid, "hashes"), 0, 2 * SEGMENT - 1), 0, 0, 0]
+    due = [2 * SEGMENT, 2 * SEGMENT, 2 * SEGMENT]  # as a commit reports it
     assert archive_game(store, gid) == "ok"
     pointer = store.meta(gid)
     keys = sorted(r.keys(f"*{gid}*"))
@@ -247,6 +244,37 @@ def test_a_packing_cut_short_after_its_segments_loses_and_doubles_nothing(
     after = _store_reads(store, gid)
     assert after == before
     assert [seq for seq, _ in after["entries"]] == list(range(1, count + 1))
+
+
+def test_a_commit_reports_counts_and_a_late_or_repeated_report_packs_nothing_twice(
+        app, client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit answers how far the history is due, not its entries (which every commit would
+    send again until they are packed); the packing reads them then. A report of the same
+    counts again, or an older one arriving after a newer one was packed, changes nothing."""
+    store = app.extensions["parley_store"]
+    gid, players = _stratego(client)
+    count = 3 * SEGMENT + 3
+    with monkeypatch.context() as unpacked:
+        _unpacked(unpacked)
+        _play(app, gid, players, _moves()[:count])
+        before = _store_reads(store, gid)
+    reported = []
+    monkeypatch.setattr(store, "_pack_history", reported.extend)
+    _commit_nothing(store, gid)
+    events = int(store.meta(gid)["events"])
+    due = [3 * SEGMENT, events // SEGMENT * SEGMENT, (count + 1) // SEGMENT * SEGMENT]
+    assert reported == [(gid, due)]
+    assert not store.r.exists(*_segment_keys(gid))  # reported only
+    monkeypatch.undo()
+    store._pack_history([(gid, due)])
+    assert _packed_counts(store, gid) == due
+    r = store.r
+    lengths = [r.llen(key) for key in _segment_keys(gid)]
+    assert lengths == [n // SEGMENT for n in due]
+    store._pack_history([(gid, due), (gid, [SEGMENT, SEGMENT, SEGMENT])])
+    assert [r.llen(key) for key in _segment_keys(gid)] == lengths
+    assert _packed_counts(store, gid) == due
+    assert _store_reads(store, gid) == before
 
 
 def test_events_stored_as_a_stream_before_packing_read_the_same_and_become_a_list(

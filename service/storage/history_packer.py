@@ -1,13 +1,14 @@
 """History packing off a settled move's path: a web process's background thread.
 
 A move the web process settles (`Store.settle_foreseen`) may find whole history segments due
-(`history_segments`). Packing them (zlib at level 6, then one more round trip) only saves
-memory, yet it held about one settled move in five for a second round trip and the
-compression before its answer. The web process hands them to this thread instead, which packs every
-game reported meanwhile in one round trip (docs/performance.md, "Ninth pass"). Woken by a report,
-it lets the next `GATHER_SECONDS` of reports join it before packing: at a few hundred moves a
-second, a pack of one game each time made about 70 round trips a second of its own
-(docs/performance.md, "Fifteenth pass").
+(`history_segments`). Packing them (their entries read, zlib at level 6, then written) only
+saves memory, yet it held about one settled move in five for two more round trips and the
+compression before its answer. The web process hands them to this thread instead, which packs
+every game reported meanwhile in two round trips (docs/performance.md, "Ninth pass"). Woken by
+a report, it lets the next `GATHER_SECONDS` of reports join it before packing: at a few hundred
+moves a second, a pack of one game each time made about 70 packs a second of its own
+(docs/performance.md, "Fifteenth pass"). A report is three counts, not the entries: until they
+are packed, every commit of the game reports them again ("Sixteenth pass").
 
 Nothing is lost or done twice: what a commit reports due is computed from the counts already
 packed, so a game's latest report covers its earlier ones and only that one is kept; a report
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 IDLE_SECONDS = 10.0
 #: how long a report waits for others to join its pack (the segments only save memory)
 GATHER_SECONDS = 0.05
-#: what a commit reports due, by game (COMMIT's reply), and what packs a list of them
+#: what a commit reports due, by game (COMMIT's reply: how many moves, events and hashes are
+#: to be packed), and what packs a list of them
 Due = tuple[str, list[Any]]
 Pack = Callable[[list[Due]], None]
 

@@ -21,8 +21,9 @@ zlib (`LEVEL`) of the JSON array. SEGMENT is part of the stored format (reads lo
 segment by it), so changing it needs a migration.
 
 The COMMIT script finds what is due (whole segments of what was there before that commit:
-applied entries only, so a resolve can still read back the entries it just committed),
-returns it, and the store packs it here (`pack_args`) and writes it with PACK_HISTORY: each
+applied entries only, so a resolve can still read back the entries it just committed) and
+returns how far; the store reads those entries (HISTORY_DUE), packs them here (`pack_args`)
+and writes them with PACK_HISTORY: each
 segment first (unless it is there already), then the count, then the packed entries go, all
 in one script, so a reader never misses an entry and a script run twice packs nothing twice.
 
@@ -102,10 +103,10 @@ def _chained(previous: str, env: str) -> str:
     return b64_digest(signing.chain_hash(hex_digest(previous), digest))
 
 
-# ---- packing: COMMIT's reply of what is due -> PACK_HISTORY's arguments ----------------------
+# ---- packing: HISTORY_DUE's reply -> PACK_HISTORY's arguments -------------------------------
 
 def pack_args(due: list[Any]) -> list[Any]:
-    """PACK_HISTORY's arguments for COMMIT's reply [move entries, event items, hash items,
+    """PACK_HISTORY's arguments for HISTORY_DUE's reply [move entries, event items, hash items,
     moves packed, events packed, hashes packed]: the segment size, then for moves, events and
     hashes what was packed before and how many segments follow, then the segments."""
     moves, events, hashes, *packed = due

@@ -251,7 +251,7 @@ return 1
 # checked by the caller). `k`: the keys meta, state, events, draws, rejected, hashes, outbox,
 # moves; `fields` (meta), `events`, `draws`, `rejected` (seq -> JSON), `hashes` and `notices`
 # decoded; `feeds`: a function appending the live feeds' entries, or nil. Returns COMMIT's
-# reply once written: 1, or the history segments due.
+# reply once written: 1, or how far the history is due to be packed.
 # Events go onto the `events` list as "<event id> <event>"; a game whose events are still the
 # stream of before packing has them moved onto the list first.
 # A commit is announced on APPLIED_CHANNEL (fire and forget: a push channel for watchers such
@@ -295,11 +295,7 @@ local function commit_game(k, state, fields, events, draws, rejected, hashes, no
   local m = applied - applied % size
   local ev, h = pe + had_events - had_events % size, ph + listed - listed % size
   if m <= pm and ev <= pe and h <= ph then return 1 end
-  local due = {{}, {}, {}, pm, pe, ph}
-  if m > pm then due[1] = redis.call('XRANGE', k[8], (pm + 1) .. '-0', m .. '-0') end
-  if ev > pe then due[2] = redis.call('LRANGE', k[3], 0, ev - pe - 1) end
-  if h > ph then due[3] = redis.call('LRANGE', k[6], 0, h - ph - 1) end
-  return due
+  return {m, ev, h}
 end
 """
 
@@ -310,9 +306,10 @@ end
 #       "<game id> <applied>", entries per history segment
 # -> 1 committed | 0 the guard failed (another worker got there first: nothing written)
 #  | committed, and whole segments of the history are due to be packed
-#    (`service.storage.history_segments`): {move entries (XRANGE), event items, hash items,
-#    moves packed, events packed, hashes packed}: what existed before this commit past what
-#    is packed, in whole segments (moves: applied ones only)
+#    (`service.storage.history_segments`): {moves, events, hashes}, how many of each are to
+#    be packed: what existed before this commit, in whole segments (moves: applied ones
+#    only), for HISTORY_DUE to read (the entries themselves would make a move's reply about
+#    20 KB each time until they are packed)
 # With the live feeds on the same Redis, the commit appends its entries to them too
 # (FEED_APPEND): KEYS from the 9th are the feeds, ARGV from the 13th FEED_APPEND's arguments.
 COMMIT = COMMIT_GAME + """
@@ -388,6 +385,26 @@ if #told > 0 then
   wake = schedule(KEYS[4], KEYS[c + 7], KEYS[c + 8], ARGV[13], ARGV[s + 8], ARGV[s + 9])
 end
 return {'settled', tostring(seq), wake, due}
+"""
+
+# KEYS: meta, moves, events, hashes
+# ARGV: how many moves, events and hashes are to be packed (COMMIT's reply)
+# -> {move entries (XRANGE), event items, hash items, moves packed, events packed, hashes
+#     packed}: the entries past what is packed now, up to those counts | 0 for a game gone or
+#     archived. Read where the packing happens, not in the commit: after a few moves more,
+#     or after another process packed them, the counts still name the same entries.
+HISTORY_DUE = """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'archived') == '1' then
+  return 0
+end
+local was = redis.call('HMGET', KEYS[1], 'packed_moves', 'packed_events', 'packed_hashes')
+local pm, pe, ph = tonumber(was[1] or '0'), tonumber(was[2] or '0'), tonumber(was[3] or '0')
+local m, ev, h = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local due = {{}, {}, {}, pm, pe, ph}
+if m > pm then due[1] = redis.call('XRANGE', KEYS[2], (pm + 1) .. '-0', m .. '-0') end
+if ev > pe then due[2] = redis.call('LRANGE', KEYS[3], 0, ev - pe - 1) end
+if h > ph then due[3] = redis.call('LRANGE', KEYS[4], 0, h - ph - 1) end
+return due
 """
 
 # KEYS: meta, moves, events, hashes, then the segment lists of moves, events, hashes

@@ -96,6 +96,7 @@ from service.storage.scripts import (
     ACCEPT_MOVE,
     APPEND_FEEDS,
     COMMIT,
+    HISTORY_DUE,
     HISTORY_READ,
     JOIN,
     OPEN_FOR_RESOLVE,
@@ -251,6 +252,7 @@ class Store:
         self._make_raw = raw or (lambda: raw_twin(client))
         self._raw: redis.Redis | None = None
         self._history_read: Any = None
+        self._due = client.register_script(HISTORY_DUE)
         self._pack = client.register_script(PACK_HISTORY)
         #: where the players' live feeds are (`service.storage.live`): the store's own Redis,
         #: or the queue's beside a cluster store (`feeds_url`)
@@ -704,14 +706,26 @@ class Store:
         return [bool(reply) for reply in replies]
 
     def _pack_history(self, due: list[tuple[str, list[Any]]]) -> None:
-        """Pack the history segments the commits found due (`history_segments`), all games in
-        one round trip. Packing only saves memory: a failure is logged, and the game's next
-        commit finds the same segments due."""
-        parts = ("meta", "moves", "events", "hashes", *segments.SEGMENT_PARTS.values())
+        """Pack the history segments the commits found due (`history_segments`; COMMIT's
+        reply by game), all games in two round trips: their entries read (HISTORY_DUE), then
+        packed. Packing only saves memory: a failure is logged, and the game's next commit
+        finds the same segments due."""
+        if not due:
+            return
+        parts = ("meta", "moves", "events", "hashes")
+        try:
+            found = self._after(self._due, [([game_key(gid, p) for p in parts], counts)
+                                             for gid, counts in due])
+        except redis.RedisError as err:
+            log.warning("history of %s not read: %s", ", ".join(g for g, _ in due), err)
+            return
+        parts += tuple(segments.SEGMENT_PARTS.values())
         calls = []
-        for gid, reply in due:
+        for (gid, _), entries in zip(due, found, strict=True):
+            if not entries:  # gone or archived meanwhile
+                continue
             try:
-                calls.append(([game_key(gid, p) for p in parts], segments.pack_args(reply)))
+                calls.append(([game_key(gid, p) for p in parts], segments.pack_args(entries)))
             except ValueError as err:  # a damaged entry (fsck reports it): left unpacked
                 log.warning("history of %s not packed: %s", gid, err)
         if not calls:
