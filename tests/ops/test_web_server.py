@@ -17,7 +17,7 @@ import pytest
 
 from service.ops.embedded_redis import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
-from tests.ops.test_supervision import _descendants, _refused
+from tests.ops.test_supervision import _descendants
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -27,8 +27,11 @@ pytestmark = pytest.mark.slow
 def quiet_web_server(redis_url: str, data: Path, workers: int = 2
                      ) -> Iterator[tuple[subprocess.Popen, int]]:
     """`parley web` and its port, answered only once every worker has started (it logs
-    each start) and the port takes connections (on Linux each worker binds the port itself,
-    a moment after its start is logged): no connection reaches a worker still starting."""
+    each start) and listens on the port (on Linux each worker binds the port itself, a moment
+    after its start is logged), and a moment more: no connection reaches a worker still
+    starting. Counted from the kernel's socket table, not by connecting: a probe that
+    connects and hangs up is itself the kind of connection that can hang a starting worker's
+    later stop (docs/operations.md, "Stopping")."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PARLEY_DATA": str(data)}
     web = subprocess.Popen([sys.executable, "-m", "service.cli", "web", "--port", str(port),
@@ -40,12 +43,28 @@ def quiet_web_server(redis_url: str, data: Path, workers: int = 2
             line = web.stderr.readline()
             assert line, "the web server exited"
             started += "Started worker" in line
-        wait_until(lambda: not _refused(port), 10, "the web server takes connections")
+        wait_until(lambda: _listeners(port) >= workers, 10, "every worker listens")
+        time.sleep(STARTED_SECONDS)
         yield web, port
     finally:
         if web.poll() is None:
             os.killpg(web.pid, signal.SIGKILL)
             web.wait()
+
+
+#: how long a worker is given after it listens before a connection may reach it
+STARTED_SECONDS = 0.5
+
+
+def _listeners(port: int) -> int:
+    """How many sockets listen on `port` (the kernel's table: /proc/net/tcp and tcp6)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError), open(table) as rows:
+            for row in list(rows)[1:]:
+                local, state = row.split()[1], row.split()[3]
+                count += int(local.rsplit(":", 1)[1], 16) == port and state == "0A"  # LISTEN
+    return count
 
 
 def get(sock: socket.socket, path: bytes) -> bytes:
