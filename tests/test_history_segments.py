@@ -76,6 +76,18 @@ def _commit_nothing(store: Store, gid: str) -> None:
     assert store.commit(gid, ("applied", applied), store.state_json(gid), {}, [], [], {}, [])
 
 
+def _played_unpacked(app: Any, client: Any, monkeypatch: pytest.MonkeyPatch, count: int
+                     ) -> tuple[Store, str, dict[str, Any]]:
+    """A Stratego game's first `count` moves played with no packing: (store, game, its store
+    reads then)."""
+    store = app.extensions["parley_store"]
+    gid, players = _stratego(client)
+    with monkeypatch.context() as unpacked:
+        _unpacked(unpacked)
+        _play(app, gid, players, _moves()[:count])
+        return store, gid, _store_reads(store, gid)
+
+
 def _store_reads(store: Store, gid: str) -> dict[str, Any]:
     """The store's history reads, whole and in slices across segment borders."""
     head = int(store.meta(gid)["head"])
@@ -219,13 +231,8 @@ def test_a_packing_cut_short_after_its_segments_loses_and_doubles_nothing(
         app, client, monkeypatch: pytest.MonkeyPatch) -> None:
     """The segments written and then a crash, before the counts and the trims: every read is
     as before, and the next commit finishes the packing with the segments already there."""
-    store = app.extensions["parley_store"]
-    gid, players = _stratego(client)
     count = 2 * SEGMENT + 3
-    with monkeypatch.context() as unpacked:
-        _unpacked(unpacked)
-        _play(app, gid, players, _moves()[:count])
-        before = _store_reads(store, gid)
+    store, gid, before = _played_unpacked(app, client, monkeypatch, count)
     r = store.r
     moves = [[eid, [x for pair in fields.items() for x in pair]]
              for eid, fields in r.xrange(game_key(gid, "moves"), "-", f"{2 * SEGMENT}-0")]
@@ -251,13 +258,8 @@ def test_a_commit_reports_counts_and_a_late_or_repeated_report_packs_nothing_twi
     """A commit answers how far the history is due, not its entries (which every commit would
     send again until they are packed); the packing reads them then. A report of the same
     counts again, or an older one arriving after a newer one was packed, changes nothing."""
-    store = app.extensions["parley_store"]
-    gid, players = _stratego(client)
     count = 3 * SEGMENT + 3
-    with monkeypatch.context() as unpacked:
-        _unpacked(unpacked)
-        _play(app, gid, players, _moves()[:count])
-        before = _store_reads(store, gid)
+    store, gid, before = _played_unpacked(app, client, monkeypatch, count)
     reported = []
     monkeypatch.setattr(store, "_pack_history", reported.extend)
     _commit_nothing(store, gid)

@@ -23,9 +23,9 @@ segment by it), so changing it needs a migration.
 The COMMIT script finds what is due (whole segments of what was there before that commit:
 applied entries only, so a resolve can still read back the entries it just committed) and
 returns how far; the store reads those entries (HISTORY_DUE), packs them here (`pack_args`)
-and writes them with PACK_HISTORY: each
-segment first (unless it is there already), then the count, then the packed entries go, all
-in one script, so a reader never misses an entry and a script run twice packs nothing twice.
+and writes them with PACK_HISTORY: each segment first (unless it is there already), then the
+count, then the packed entries go, all in one script, so a reader never misses an entry and a
+script run twice packs nothing twice.
 
 A read takes segments and the rest in one script (HISTORY_READ, READ_RECORD) and merges them
 here, into the same entries as before packing: an entry found in a segment and still in its

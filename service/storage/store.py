@@ -722,7 +722,7 @@ class Store:
         parts += tuple(segments.SEGMENT_PARTS.values())
         calls = []
         for (gid, _), entries in zip(due, found, strict=True):
-            if not entries:  # gone or archived meanwhile
+            if not entries or not any(entries[:3]):  # gone, archived, or packed meanwhile
                 continue
             try:
                 calls.append(([game_key(gid, p) for p in parts], segments.pack_args(entries)))

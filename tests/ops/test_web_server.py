@@ -61,8 +61,9 @@ def _listeners(port: int) -> int:
     count = 0
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(FileNotFoundError), open(table) as rows:
-            for row in list(rows)[1:]:
-                local, state = row.split()[1], row.split()[3]
+            next(rows)  # the header
+            for row in rows:
+                _, local, _, state = row.split()[:4]
                 count += int(local.rsplit(":", 1)[1], 16) == port and state == "0A"  # LISTEN
     return count
 
