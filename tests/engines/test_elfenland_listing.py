@@ -15,7 +15,7 @@ from engines.elfenland import ENGINE as E
 from engines.elfenland import cards
 from engines.elfenland.race import flow
 from engines.rng import SeededRng
-from tests.engines.test_elfenland import B, new_with
+from tests.engines.test_elfenland import DRAGON, PIG, RAFT, B, at_move, clear, new_with, refused
 
 PLAN_VARIANTS = ["trunk-first-three-rounds", "trunk-round-limit", "indiana-jones",
                  "station-street", "construction-works", "substitution", "objection"]
@@ -60,6 +60,37 @@ def test_plan_listing_is_what_check_accepts(variant: str | None) -> None:
                 compared += 1
             st, _ = E.apply(st, seat, chooser.choice(listed), rng)
     assert compared
+
+
+#: (options, boot town, opening step, road facts, cards the payment takes): a caravan on a
+#: counter, a bridge with an obstacle on it, the ferryman on Mare Nebulae
+OPENINGS = [
+    ({}, "elvenhold", {"road": 2, "caravan": {}}, {"counters": PIG}, 3),
+    ({"indiana-jones": True}, "elvenhold", {"road": 2, "cards": {}},
+     {"bridges": 1, "obstacles": {"owner": 1, "side": None}}, 2),
+    ({"ferryman": True}, "yttar", {"road": 40, "ferryman": {}}, {}, 3),
+]
+
+
+@pytest.mark.parametrize(("options", "town", "step", "facts", "need"), OPENINGS,
+                         ids=["caravan", "bridge", "ferryman"])
+def test_an_opening_needs_the_cards_to_finish_it(options: dict, town: str, step: dict,
+                                                 facts: dict, need: int) -> None:
+    """Opening a free payment with too few cards to pick is refused, as the listing leaves it
+    out: accepted, it left the seat at `pick` with nothing to pick and no default move."""
+    st = new_with(3, options)
+    clear(st)
+    st["boot"][0] = town
+    for field, value in facts.items():
+        st[field][str(step["road"])] = value
+    at_move(st, 0)
+    travel = {"type": "travel", "steps": [step]}
+    st["hand"][0] = {RAFT: need - 1}
+    assert travel not in list(E.legal_moves(st, 0))
+    refused(st, 0, travel, "cards_not_in_hand")
+    st["hand"][0] = {RAFT: 1, DRAGON: need - 1}
+    assert travel in list(E.legal_moves(st, 0))
+    E.check(st, 0, travel)
 
 
 def test_sub_multisets_match_brute_force() -> None:

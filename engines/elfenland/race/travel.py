@@ -110,12 +110,22 @@ def check_travel(st: State, seat: int, steps: list[dict],
         else:
             entry = _check_road(st, b, town, ids[0], form, pay, opening)
         if entry.get("open"):
+            _can_complete(hand, entry)
             return [entry]
         cards.subtract(hand, pay)
         plan.append(entry)
         town = entry["to"]
         bridged = entry["bridge"]
     return plan
+
+
+def _can_complete(hand: dict, entry: dict[str, Any]) -> None:
+    """An opening is legal only with cards enough to pick (§4.4 "listed only if the hand holds
+    enough cards"): otherwise the seat would be left at `pick` with nothing to pick."""
+    held = cards.size(hand)
+    if held < entry["need"]:
+        raise fail("cards_not_in_hand", f"Paying road {entry['road']} this way takes "
+                                        f"{entry['need']} cards; you hold {held}.")
 
 
 def _is_bridge(st: State, rid: int) -> bool:
