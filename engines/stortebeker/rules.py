@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Callable, Iterator
+from itertools import product
 from typing import Any
 
 from engines.contract import Decision, Event, Move, Result, Rng, State, close_decision
@@ -45,7 +46,8 @@ def decision(state: State) -> Decision:
 
 
 def legal_moves(state: State, seat: int) -> Iterator[Move]:
-    """The moves of the seat to act (§4.3); shorthands and `resign` are never listed."""
+    """The moves of the seat to act (§4.3); shorthands and `resign` are never listed, and
+    cards the rules cannot tell apart may be listed once (a counter-attack's completions)."""
     dec = state["dec"]
     if state["result"] is not None or dec["seat"] != seat:
         return
@@ -61,24 +63,27 @@ def legal_moves(state: State, seat: int) -> Iterator[Move]:
             yield {"type": "board", "ship": ship}
         yield {"type": "end_boarding"}
     elif kind == "counter_attack":
-        complete = _completion(state, seat)
-        if complete is not None:
+        for complete in _completions(data, state, seat):
             yield {"type": "counter_attack", "complete": complete}
         yield {"type": "decline_counter"}
 
 
-def _completion(state: State, seat: int) -> list[str] | None:
-    """The hand cards that make the seat complete at the attacked ship (lowest ids), or None."""
-    data = data_of(state)
-    lack = state["dec"]["missing"]
+def _completions(data: CardData, state: State, seat: int) -> list[list[str]]:
+    """Every way the hand completes the seat's load at the attacked ship, once per choice the
+    rules can tell apart: per missing kind, how many of its cards carry the pirate symbol (one
+    adds 1 to this attack but leaves the hand). Equal cards are named by their lowest ids."""
     hand = sorted(state["hands"][str(seat)])
-    out: list[str] = []
-    for kind, count in lack.items():
-        have = [c for c in hand if data.cards[c].kind == kind][:count]
-        if len(have) < count:
-            return None
-        out += have
-    return sorted(out)
+    per_kind = [_kind_choices(data, hand, kind, count)
+                for kind, count in state["dec"]["missing"].items()]
+    return [sorted(c for part in choice for c in part) for choice in product(*per_kind)]
+
+
+def _kind_choices(data: CardData, hand: list[str], kind: str, count: int) -> list[list[str]]:
+    """The `count` cards of `kind` the hand can add, fewest symbol cards first."""
+    plain = [c for c in hand if data.cards[c].kind == kind and not data.cards[c].symbol]
+    marked = [c for c in hand if data.cards[c].kind == kind and data.cards[c].symbol]
+    return [plain[:count - n] + marked[:n] for n in range(count + 1)
+            if n <= len(marked) and count - n <= len(plain)]
 
 
 # ---- checking ----------------------------------------------------------------------------

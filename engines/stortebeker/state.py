@@ -2,7 +2,7 @@
 
 State (plain JSON)::
 
-    options     validated options (the five rules, `extended`, `card_data`)
+    options     validated options (the five rules, `extended`, `stall-limit`, `card_data`)
     n           seats; step (contract.close_decision); turn (1-based); active seat
     slots       ships at sea by slot (None: empty); harbour (top first); removed (never used)
     captured    {"0": [ship, ...]}; hands {"0": [card, ...]}; areas (exchange areas)
@@ -12,7 +12,9 @@ State (plain JSON)::
     dec         the open decision: {"kind", "seat", ...its context}
     play        the card play of the turn (k, u, D, taken, exchanged, cannon)
     shots       the cannon's dice still to resolve; attempted (ships boarded this turn)
-    boarding_over, captures_this_turn, armed, final_capture, quiet, stall_end
+    boarding_over, captures_this_turn, armed, final_capture
+    quiet       turns in a row without a capture; stall_end: it reached the stall limit
+                (with `stall-limit`): the game ends with the round unless a capture comes first
     resigned    [bool per seat]; result (None while running)
 
 Performance: every list a check needs is in the state (no history is replayed), cards and ships
@@ -41,9 +43,13 @@ OPTIONS: dict[str, OptionSpec] = {
                                          "only: 3 ships at sea (§9)."),
     "extended": OptionSpec(False, (False, True), "All five extended rules (the fifth only "
                            "with 2 players), whatever the other options say (§9)."),
+    "stall-limit": OptionSpec(False, (False, True), "House rule, not the rulebook's: after "
+                              "12 turns per seat in a row without a capture, the game ends "
+                              "with the round unless a capture comes first (§8)."),
     "card_data": DATASETS.option("The ship and action card data set (house data, §2)."),
 }
 HAND = 6
+#: the house rule `stall-limit`: turns per seat in a row without a capture
 STALL_TURNS_PER_SEAT = 12
 
 

@@ -223,12 +223,7 @@ def _end_turn(data: CardData, state: State, rng: Rng, events: list[Event]) -> No
         _sail_in(state, events)
         if not state["resigned"][a]:
             _draw(state, a, rng, events)
-        if state["captures_this_turn"]:
-            state["quiet"] = 0
-        else:
-            state["quiet"] += 1
-        if state["quiet"] >= STALL_TURNS_PER_SEAT * state["n"]:
-            state["stall_end"] = True
+        _count_stall(state)
         if a == state["n"] - 1 and (state["final_capture"] or state["stall_end"]):
             finish(data, state, "final_round_complete" if state["final_capture"]
                    else "stall_limit", events)
@@ -239,6 +234,15 @@ def _end_turn(data: CardData, state: State, rng: Rng, events: list[Event]) -> No
         events.append({"type": "turn_started", "seat": state["active"], "turn": state["turn"]})
         if not state["resigned"][state["active"]]:
             return
+
+
+def _count_stall(state: State) -> None:
+    """The house rule `stall-limit`: at 12 turns per seat in a row without a capture the game
+    ends with the round, unless a capture comes first (it resets the count). A game begun
+    before the option existed has no key for it and keeps the limit it was played with."""
+    state["quiet"] = 0 if state["captures_this_turn"] else state["quiet"] + 1
+    state["stall_end"] = bool(state["options"].get("stall-limit", True)) and (
+        state["quiet"] >= STALL_TURNS_PER_SEAT * state["n"])
 
 
 def _sail_in(state: State, events: list[Event]) -> None:

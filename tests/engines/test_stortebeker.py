@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
+
 import pytest
 
 from engines.contract import IllegalMove
 from engines.rng import ScriptedRng
 from engines.stortebeker import ENGINE as E
+from engines.stortebeker.state import attack_bonus
 from engines.stortebeker.turn import finish
 from tests.engines.stortebeker_helpers import (
     DATA,
@@ -59,6 +63,9 @@ def test_options_extended_preset_and_stability() -> None:
                                  "counter-ends-boarding"))
     assert four["two-player-three-ships"] is False
     assert E.validate_options({"extended": True}, 2)["two-player-three-ships"] is True
+    assert four["stall-limit"] is False and E.validate_options({}, 3)["stall-limit"] is False
+    stall = E.validate_options({"stall-limit": True, "extended": True}, 3)
+    assert stall["stall-limit"] is True and E.validate_options(stall, 3) == stall
     for opts, seats in (({}, 2), ({"extended": True}, 3), ({"colour-bonus": True}, 4)):
         once = E.validate_options(opts, seats)
         assert E.validate_options(once, seats) == once
@@ -346,6 +353,46 @@ def test_s12_counter_attack_errors() -> None:
     assert list(E.legal_moves(state, 2)) == [{"type": "decline_counter"}]
 
 
+def test_counter_attack_lists_each_completion_the_rules_tell_apart() -> None:
+    """A symbol card adds 1 to the counter-attack but leaves the hand: which card completes
+    the load is a real choice, so both are listed; a second plain card is the same choice."""
+    state = game(3)
+    sea(state, "green-2", "green-1", "blue-1", "yellow-1")
+    put(state, 0, "green-2", "water-03", "biscuits-03")
+    put(state, 1, "green-2", "water-04")
+    hand(state, 1, "biscuits-01", "biscuits-05", "biscuits-06", "rum-04")
+    to_board(state, 0, 4)
+    send(state, 0, {"type": "board", "ship": "green-2"}, dice=[4, 3])
+    assert list(E.legal_moves(state, 1)) == [
+        {"type": "counter_attack", "complete": ["biscuits-05"]},
+        {"type": "counter_attack", "complete": ["biscuits-01"]}, {"type": "decline_counter"}]
+    E.check(state, 1, {"type": "counter_attack", "complete": ["biscuits-06"]})
+    plain = copy.deepcopy(state)
+    events = send(plain, 1, {"type": "counter_attack", "complete": ["biscuits-05"]}, dice=[3, 4])
+    assert of_type(events, "captured")[0]["seat"] == 0 and "biscuits-01" in plain["hands"]["1"]
+    events = send(state, 1, {"type": "counter_attack", "complete": ["biscuits-01"]}, dice=[3, 4])
+    assert of_type(events, "counter_attacked")[0]["value"] == 8
+    assert of_type(events, "captured")[0]["seat"] == 1
+
+
+def test_counter_attack_completions_combine_the_missing_kinds() -> None:
+    state = game(3)
+    sea(state, "black-5", "green-1", "blue-1", "yellow-1")
+    put(state, 0, "black-5", "water-03", "biscuits-03", "meat-03")
+    put(state, 1, "black-5", "water-04")
+    hand(state, 1, "biscuits-01", "biscuits-05", "meat-01", "meat-04", "meat-05")
+    to_board(state, 0, 4)
+    send(state, 0, {"type": "board", "ship": "black-5"}, dice=[6, 4])
+    assert state["dec"]["missing"] == {"biscuits": 1, "meat": 1}
+    listed = [m["complete"] for m in E.legal_moves(state, 1) if m["type"] == "counter_attack"]
+    assert sorted(listed) == [["biscuits-01", "meat-01"], ["biscuits-01", "meat-04"],
+                              ["biscuits-05", "meat-01"], ["biscuits-05", "meat-04"]]
+    hand(state, 1, "biscuits-01", "meat-05")
+    assert list(E.legal_moves(state, 1)) == [
+        {"type": "counter_attack", "complete": ["biscuits-01", "meat-05"]},
+        {"type": "decline_counter"}]
+
+
 def test_s13_counter_ends_boarding() -> None:
     for option, expect in ((True, "play_cards"), (False, "board")):
         state = _s11(**{"counter-ends-boarding": option})
@@ -357,6 +404,25 @@ def test_s13_counter_ends_boarding() -> None:
         assert state["dec"]["kind"] == expect
         if expect == "board":
             assert state["dec"]["eligible"] == ["green-1"]
+
+
+def test_the_penalty_and_the_trim_keep_the_strongest_load() -> None:
+    """The engine chooses for the player: of two biscuits the plain one goes, of three pirates
+    the weakest, so what stays attacks highest of every choice the player could make."""
+    state = game(3)
+    sea(state, "blue-6", "green-1", "red-1", "yellow-1")
+    pirates = ["pirate2-1", "pirate2-2", "pirate3-1"]
+    put(state, 0, "blue-6", "water-03", "biscuits-01", "biscuits-05", "meat-03", *pirates)
+    to_board(state, 0, 4)
+    events = send(state, 0, {"type": "board", "ship": "blue-6"}, dice=[1, 1, 3, 1])
+    assert of_type(events, "boarding_penalty")[0]["cards"] == ["biscuits-05", "water-03"]
+    assert of_type(events, "pirates_trimmed")[0]["cards"] == ["pirate2-1"]
+    kept = side_of(state, "blue-6", 0)
+    assert (kept["prov"], kept["pir"]) == (["biscuits-01", "meat-03"], ["pirate2-2", "pirate3-1"])
+    choices = [attack_bonus(DATA, {"prov": [biscuit, "meat-03"], "pir": list(two)})
+               for biscuit in ("biscuits-01", "biscuits-05")
+               for two in itertools.combinations(pirates, 2)]
+    assert attack_bonus(DATA, kept) == max(choices) == 6
 
 
 # ---- S14-S16: harbour, end, reshuffle ----------------------------------------------------
@@ -397,6 +463,50 @@ def test_s15_the_end_after_the_last_seat_of_the_round() -> None:
             if state["dec"]["kind"] == "board":
                 send(state, seat, {"type": "end_boarding"})
         assert E.result(state)["reason"] == "final_round_complete"
+
+
+def _pass_turn(state: dict, seat: int) -> None:
+    """The seat's turn, done the plainest way: `finish_play`, then no boarding."""
+    assert state["active"] == seat and state["dec"] == {"kind": "play_cards", "seat": seat}
+    send(state, seat, {"type": "finish_play"})
+    if state["dec"]["kind"] == "board":
+        send(state, seat, {"type": "end_boarding"})
+
+
+def test_without_the_stall_limit_a_game_without_captures_goes_on() -> None:
+    state = game(3)
+    state["quiet"] = 100
+    turn_of(state, 2, 6)
+    _pass_turn(state, 2)
+    assert E.result(state) is None and state["quiet"] == 101 and not state["stall_end"]
+    assert (state["active"], state["turn"]) == (0, 7)
+
+
+def test_the_stall_limit_ends_the_game_with_the_round() -> None:
+    state = game(3, **{"stall-limit": True})
+    state["quiet"] = 12 * 3 - 1
+    turn_of(state, 0, 4)
+    _pass_turn(state, 0)
+    assert state["stall_end"] and E.result(state) is None
+    _pass_turn(state, 1)
+    _pass_turn(state, 2)
+    assert E.result(state)["reason"] == "stall_limit"
+
+
+def test_a_capture_before_the_round_ends_resets_the_stall_limit() -> None:
+    state = game(3, **{"stall-limit": True})
+    sea(state, "green-1", "red-1", "blue-1", "yellow-1")
+    put(state, 1, "green-1", "beans-02")
+    state["quiet"] = 12 * 3 - 1
+    turn_of(state, 0, 4)
+    _pass_turn(state, 0)
+    assert state["stall_end"]
+    send(state, 1, {"type": "finish_play"})
+    send(state, 1, {"type": "board", "ship": "green-1"}, dice=[6, 6])
+    assert state["captured"]["1"] == ["green-1"]
+    assert state["quiet"] == 0 and not state["stall_end"]
+    _pass_turn(state, 2)
+    assert E.result(state) is None and state["active"] == 0
 
 
 def test_s16_reshuffle_only_when_a_card_must_be_drawn() -> None:
