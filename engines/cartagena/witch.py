@@ -156,9 +156,10 @@ def _open_chest(state: State, seat: int, square: int, rng: Rng, events: list[Eve
         state["chests_opened"].append(token)
         B.draw(state, seat, data.chests.get(token, 0), rng, events)
         return
-    dest = _snake_square(state, square)
-    B.move_pirate(state, seat, square, dest)
-    events.append({"type": "snake", "seat": seat, "from": square, "to": dest})
+    dest = _snake_square(state, seat, square)
+    if dest != square:
+        B.move_pirate(state, seat, square, dest)
+        events.append({"type": "snake", "seat": seat, "from": square, "to": dest})
     tokens = sorted(list(state["chests"].values()) + state["chests_aside"]
                     + state["chests_opened"] + [token], key=list(data.chests).index)
     order = rng.shuffle("chest-tokens-reshuffle", tokens, secret=True)
@@ -167,13 +168,19 @@ def _open_chest(state: State, seat: int, square: int, rng: Rng, events: list[Eve
     events.append({"type": "chests_reshuffled"})
 
 
-def _snake_square(state: State, square: int) -> int | str:
-    """The nearest free rum square behind along the whole route, else the route's start."""
+def _snake_square(state: State, seat: int, square: int) -> int | str:
+    """Where the snake sends a pirate (decision 14): the nearest free rum square behind it in
+    its part of the route, else that part's start; the jungle's start is the ship at Tortuga
+    with room for the pirate's colour, and without it the pirate stays (nobody crosses the
+    sea backwards, and the ship takes at most 3 of a colour)."""
+    start, first, _last, _end = B.segment(state, B.part_of(state, square))
     squares, occ = state["squares"], state["occ"]
-    for q in range(square - 1, 0, -1):
+    for q in range(square - 1, first - 1, -1):
         if squares[q] == "rum" and occ[q] == 0:
             return q
-    return B.START[state["route"]]
+    if start != "ship":
+        return start
+    return start if state["shore"] == "tortuga" and B.aboard(state, seat) < 3 else square
 
 
 # ---- the follow-ups --------------------------------------------------------------------
@@ -252,10 +259,10 @@ def drop_follow(state: State) -> None:
 
 def spells(state: State, seat: int, kinds: list[str], data: TileData,
            reach: dict[int | str, dict[str, int | str]]) -> list[Move]:
-    """The castable spells, one per kind of card (and a few wild symbols); `reach` is
-    `board.forward_all` of every location of the seat's pirates."""
+    """The castable spells, one per kind of card or pair of kinds (a dark card against a
+    light one is a real choice under Rascals); `reach` is `board.forward_all` of every
+    location of the seat's pirates."""
     out: list[Move] = []
-    hand = state["hands"][str(seat)]
     own = list(reach)
     for card in kinds:
         spell = symbol_of(card)
@@ -267,22 +274,50 @@ def spells(state: State, seat: int, kinds: list[str], data: TileData,
         elif spell == "chest":
             out += [{"type": "spell", "cards": [card], "from": loc} for loc in own
                     if isinstance(loc, int) and str(loc) in state["chests"]]
-        elif spell == "parrot":
-            second = sorted(c for c in hand if symbol_of(c) == "parrot" and c != card)
-            for loc in own if second else []:
-                out += [{"type": "spell", "cards": [card, second[0]], "symbol": s, "from": loc}
-                        for s in data.symbols if s != "parrot" and s in reach[loc]]
-        else:  # hook
-            others = sorted({symbol_of(c): c for c in sorted(hand, reverse=True)
-                             if c != card}.items())
-            for loc in own:
-                if state["pirates"][str(seat)][B.loc_key(loc)] < 2:
-                    continue
-                for symbol, second in others:
-                    dest = reach[loc].get(symbol)
-                    if dest is not None and not (dest == "ship" and
-                                                 B.aboard(state, seat) + 2 > 3):
-                        out.append({"type": "spell", "cards": [card, second], "from": loc})
+    symbols = {symbol_of(card) for card in kinds}
+    hand = state["hands"][str(seat)]
+    if "parrot" in symbols:
+        parrots = [c for c in hand if symbol_of(c) == "parrot"]
+        out += _parrot_spells(_pairs(parrots, data), data, reach)
+    if "hook" in symbols:
+        out += _hook_spells(state, seat, _pairs(hand, data), reach)
+    return out
+
+
+def _pairs(cards: list[str], data: TileData) -> list[tuple[str, str]]:
+    """Every pair of kinds among `cards` (a kind with itself where two are held), each card
+    named by the lowest id of its kind, the lower first."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for c in sorted(cards):
+        groups.setdefault(data.kind[c], []).append(c)
+    heads = [ids[0] for ids in groups.values()]
+    out = [(ids[0], ids[1]) for ids in groups.values() if len(ids) > 1]
+    out += [(a, b) for i, a in enumerate(heads) for b in heads[i + 1:]]
+    return sorted(out)
+
+
+def _parrot_spells(pairs: list[tuple[str, str]], data: TileData,
+                   reach: dict[int | str, dict[str, int | str]]) -> list[Move]:
+    """Two parrots as any other symbol, from every location that symbol leads on from."""
+    return [{"type": "spell", "cards": list(pair), "symbol": s, "from": loc}
+            for pair in pairs for loc in reach for s in data.symbols
+            if s != "parrot" and s in reach[loc]]
+
+
+def _hook_spells(state: State, seat: int, pairs: list[tuple[str, str]],
+                 reach: dict[int | str, dict[str, int | str]]) -> list[Move]:
+    """A hook and a second card (named first and second), for two pirates at one location."""
+    own = state["pirates"][str(seat)]
+    room = B.aboard(state, seat) + 2 <= 3
+    out: list[Move] = []
+    for pair in pairs:
+        hook, second = pair if symbol_of(pair[0]) == "hook" else pair[::-1]
+        if symbol_of(hook) != "hook":
+            continue
+        for loc in reach:
+            dest = reach[loc].get(symbol_of(second))
+            if own[B.loc_key(loc)] >= 2 and dest is not None and (dest != "ship" or room):
+                out.append({"type": "spell", "cards": [hook, second], "from": loc})
     return out
 
 
@@ -290,10 +325,10 @@ def answers(state: State, seat: int) -> list[Move]:
     """The follow-up's answers, one per arrangement of kinds of card (two cards of one
     symbol and background are interchangeable, as in the listing of plays)."""
     follow = state["follow"]
+    kind = B.data_of(state).kind
     if follow["kind"] == "pistol_take":
         hand = sorted(state["hands"][str(follow["target"])])
-        return [{"type": "pistol_take", "card": c} for c in dict.fromkeys(hand)]
-    kind = B.data_of(state).kind
+        return [{"type": "pistol_take", "card": c} for (c,) in _arrangements(hand, 1, kind)]
     drawn = sorted(follow["drawn"])
     out: list[Move] = []
     if follow["kind"] == "lantern_keep":

@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from engines.cartagena import ENGINE as E
-from engines.cartagena import board as B
-from engines.cartagena.data import symbol_of
 from engines.contract import IllegalMove
 from engines.rng import NoDraws, ScriptedRng, SeededRng
 from tests.engines.refusals import assert_refused
@@ -460,42 +458,71 @@ def test_s18_chests_and_the_snake() -> None:
     rejects(state, 1, {"type": "spell", "cards": ["chest-05"], "from": 11}, "no_chest_here")
 
 
-def _candidates(state: dict, seat: int) -> list[dict]:
-    """Every action a seat could name at an action decision (spells and follow-ups aside)."""
-    places = ["prison", "wreck", "ship", "cove", *range(1, len(state["squares"]))]
-    out: list[dict] = [{"type": t} for t in ("sail", "pass", "end_turn")]
-    out += [{"type": "back", "from": loc} for loc in places]
-    out += [{"type": "play", "card": c, "from": loc}
-            for c in set(state["hands"][str(seat)]) for loc in places]
-    out += [{"type": "morgan", "seat": s, "from": loc}
-            for s in range(state["n"]) for loc in places]
-    return out
+#: BOARD_M with squares 20 and 23 swapped: in the jungle (19-36) the chest on 23 has one rum
+#: square behind it (20), and the tunnel's rum squares (6, 12, 16) lie further back
+BOARD_J = BOARD_M[:19] + ["rum"] + BOARD_M[20:22] + ["chest"] + BOARD_M[23:]
+TOKENS = ["empty", "snake", "treasure-1a", "treasure-1b", "treasure-2a", "treasure-2b",
+          "treasure-3a", "treasure-3b"]
 
 
-@pytest.mark.parametrize("variant", [v.id for v in E.variants if v.id != "caribbean-witch"])
-def test_legal_moves_lists_exactly_the_actions_check_accepts(variant: str) -> None:
-    """The listing's shortcuts (one scan per part) agree with `check` at every decision: a
-    listed move passes, an unlisted one fails, one card of each kind standing for its kind."""
-    options = dict(next(v for v in E.variants if v.id == variant).options)
-    for seats in (2, 5):
-        rng, chooser = SeededRng(40 + seats), random.Random(seats)
-        state = E.setup(E.validate_options(options, seats), seats, rng)
-        while E.result(state) is None:
-            seat = E.decision(state)["to_act"][0]
-            listed = list(E.legal_moves(state, seat))
-            if state["phase"] == "action":
-                dark = B.data_of(state).dark
-                hand = state["hands"][str(seat)]
-                kind = {c: min(h for h in hand if symbol_of(h) == symbol_of(c)
-                               and (h in dark) == (c in dark)) for c in hand}
-                accepted = []
-                for move in _candidates(state, seat):
-                    try:
-                        E.check(state, seat, move)
-                    except IllegalMove:
-                        continue
-                    if move["type"] != "play" or kind[move["card"]] == move["card"]:
-                        accepted.append(move)
-                key = lambda m: json.dumps(m, sort_keys=True)  # noqa: E731
-                assert sorted(map(key, listed)) == sorted(map(key, accepted)), state["step"]
-            state, _ = E.apply(state, seat, chooser.choice(listed), rng)
+def _snake_in_the_jungle(shore: str, aboard: int) -> tuple[dict, list[dict]]:
+    """Seat 1 opens the snake on jungle square 23; the only jungle rum behind (20) is taken."""
+    crew = {23: 1, "ship": aboard} if aboard else {23: 1}
+    state = game(2, BOARD_J, {1: crew, 0: {20: 1}}, {1: ["chest-05"]}, active=1,
+                 route="complete", witch=True)
+    assert [q for q in range(19, 24) if BOARD_J[q - 1] in ("rum", "chest")] == [20, 23]
+    state["shore"] = shore
+    state["chests"], state["chests_aside"] = {"10": "empty", "23": "snake"}, TOKENS[2:]
+    events = E.apply(state, 1, {"type": "spell", "cards": ["chest-05"], "from": 23},
+                     ScriptedRng([TOKENS]))[1]
+    return state, events
+
+
+def test_the_snake_in_the_jungle_stops_at_the_jungles_start() -> None:
+    """Decision 14: the way back ends at the shore of Tortuga, never in the tunnel's rum 16."""
+    state, events = _snake_in_the_jungle("tortuga", 0)
+    assert at(state, 1) == {"ship": 1, "prison": 5} and state["occ"][23] == 0
+    assert {"type": "snake", "seat": 1, "from": 23, "to": "ship"} in events
+    assert state["occ"][16] == 0 and state["actions"] == 1
+
+
+@pytest.mark.parametrize(("shore", "aboard"), [("cartagena", 0), ("tortuga", 3)])
+def test_a_jungle_start_out_of_reach_leaves_the_pirate_in_place(shore: str,
+                                                                    aboard: int) -> None:
+    """The ship at Cartagena, or full of the colour, cannot take it: the pirate stays."""
+    state, events = _snake_in_the_jungle(shore, aboard)
+    assert at(state, 1)["23"] == 1 and state["occ"][23] == 1 and state["occ"][16] == 0
+    assert at(state, 1).get("ship", 0) == aboard
+    assert not [e for e in events if e["type"] == "snake"]
+    assert {"type": "chests_reshuffled"} in events and "23" in state["chests"]
+
+
+def test_two_card_spells_list_every_pair_of_kinds() -> None:
+    """A dark and a light parrot are two choices under Rascals: every pair of kinds is listed,
+    once, and `check` accepts each."""
+    hand = ["parrot-01", "parrot-10", "parrot-15", "hook-11"]
+    state = game(2, BOARD_B, {0: {5: 2}}, {0: hand}, witch=True, rascals=True)
+    listed = [m for m in E.legal_moves(state, 0) if m["type"] == "spell"]
+    for move in listed:
+        E.check(state, 0, move)
+    pairs = {tuple(m["cards"]) for m in listed if len(m["cards"]) == 2}
+    assert pairs == {("parrot-01", "parrot-10"), ("parrot-10", "parrot-15"),
+                     ("hook-11", "parrot-01"), ("hook-11", "parrot-10")}
+    wild = [m for m in listed if m["cards"] == ["parrot-10", "parrot-15"] and m["from"] == 5]
+    assert sorted(m["symbol"] for m in wild) == ["chest", "hook", "lantern", "pistol", "rum"]
+
+
+def test_hook_pairs_of_two_hooks_are_listed_once() -> None:
+    state = game(2, BOARD_B, {0: {5: 2}}, {0: ["hook-01", "hook-02", "hook-09", "rum-03"]},
+                 witch=True)
+    pairs = [tuple(m["cards"]) for m in E.legal_moves(state, 0)
+             if m["type"] == "spell" and len(m["cards"]) == 2 and m["from"] == 5]
+    assert sorted(pairs) == [("hook-01", "hook-02"), ("hook-01", "hook-09"),
+                             ("hook-01", "rum-03"), ("hook-09", "rum-03")]
+
+
+def test_a_pistol_take_is_listed_once_per_kind() -> None:
+    state = game(3, BOARD_B, {}, {1: ["pistol-07"], 0: ["rum-01", "rum-03", "rum-04"]},
+                 ["parrot-10"], active=1, witch=True)
+    send(state, 1, {"type": "spell", "cards": ["pistol-07"], "target": 0})
+    assert [m["card"] for m in E.legal_moves(state, 1)] == ["rum-01", "rum-03"]
