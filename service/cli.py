@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +27,27 @@ def openapi_document() -> dict:
 
 def dump_openapi() -> str:
     return json.dumps(openapi_document(), indent=2, sort_keys=True) + "\n"
+
+
+#: the commands that connect to Redis as a server process does
+SERVER_COMMANDS = ("web", "worker", "stream", "mail-in", "fsck")
+
+
+def prepare_server(command: str) -> None:
+    """Before a server process starts: with no REDIS_URL (the embedded Redis), the password
+    kept in the data folder exists, made here if this process is the first (a Procfile runner
+    starts every process at once, `parley redis` among them), so that every one reads the
+    same; and the stream and mail-in ports are free (the web server checks its own).
+    Raises PortTaken or PasswordFileError."""
+    from service.config import Config
+    from service.ops.ports import ensure_free, served_ports
+    from service.ops.private_data import embedded_password
+
+    config = Config()
+    if not os.environ.get("REDIS_URL"):
+        embedded_password(config.DATA_DIR)
+    if command in ("stream", "mail-in"):
+        ensure_free(*served_ports(config)[command])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +96,15 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command in SERVER_COMMANDS:
+        from service.ops.ports import PortTaken
+        from service.ops.private_data import PasswordFileError
+
+        try:
+            prepare_server(args.command)
+        except (PortTaken, PasswordFileError) as err:
+            print(f"parley: {err}", file=sys.stderr, flush=True)
+            return 1
     if args.command == "run":
         from service.ops.runner import run
 

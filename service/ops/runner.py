@@ -6,6 +6,10 @@ stream process and the inbound mail receiver (`parley mail-in`, replies that mak
 Ctrl-C (or SIGTERM) stops them first, letting in-flight requests and jobs finish, and Redis
 last.
 
+Nothing starts while a port it needs is taken (`service.ops.ports`): another Parley on the same
+web port would share it with this one. The embedded Redis asks for the password kept in the
+data folder, which is its owner's alone (`service.ops.private_data`).
+
 Every child runs in a session of its own, so that a terminal's Ctrl-C reaches only this
 supervisor and the stop keeps its order; and every child is tied to the supervisor
 (`service.ops.child_process`), so that a supervisor killed outright (`kill -9`) takes them
@@ -21,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from service.config import Config, appendfsync
+from service.config import Config, appendfsync, embedded_redis_url
 from service.ops.child_process import die_with_parent
 from service.ops.embedded_redis import (
     RedisStartError,
@@ -29,6 +33,8 @@ from service.ops.embedded_redis import (
     stop_redis,
     wait_for_clients_to_leave,
 )
+from service.ops.ports import PortTaken, ensure_served_ports_free
+from service.ops.private_data import PasswordFileError, embedded_password, tighten
 
 #: how long each child may take over a graceful stop before it is killed (the web server's own
 #: is 20 s, service.web.serve.GRACEFUL_SECONDS)
@@ -62,8 +68,15 @@ class StopRequest:
         self.requested = True
 
 
-def _start_embedded_redis(config: Config) -> subprocess.Popen:
-    proc = start_redis(config.DATA_DIR / "redis", config.REDIS_PORT, die_with_parent=True)
+def _private_data_dir(config: Config) -> None:
+    """The data folder (the server key, Redis's files and password, the outbox) 0700."""
+    config.DATA_DIR.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tighten(config.DATA_DIR, 0o700)
+
+
+def _start_embedded_redis(config: Config, password: str) -> subprocess.Popen:
+    proc = start_redis(config.DATA_DIR / "redis", config.REDIS_PORT, password=password,
+                       die_with_parent=True)
     print(f"parley: embedded Redis on 127.0.0.1:{config.REDIS_PORT} (AOF in "
           f"{config.DATA_DIR / 'redis'}, appendfsync {appendfsync()})", flush=True)
     return proc
@@ -75,8 +88,10 @@ def run_redis() -> int:
     config = Config()
     stop = StopRequest()
     try:
-        proc = _start_embedded_redis(config)
-    except RedisStartError as err:
+        _private_data_dir(config)
+        password = embedded_password(config.DATA_DIR)
+        proc = _start_embedded_redis(config, password)
+    except (RedisStartError, PasswordFileError) as err:
         print(f"parley: {err}", file=sys.stderr, flush=True)
         return 1
     while not stop.requested and proc.poll() is None:
@@ -84,7 +99,7 @@ def run_redis() -> int:
     if proc.poll() is not None:
         print(f"parley: redis-server exited with {proc.returncode}", file=sys.stderr, flush=True)
         return 1
-    wait_for_clients_to_leave(config.REDIS_PORT, REDIS_LAST_SECONDS)
+    wait_for_clients_to_leave(config.REDIS_PORT, REDIS_LAST_SECONDS, password)
     stop_redis(proc)
     return 0
 
@@ -121,17 +136,19 @@ def _stop_all(procs: list[subprocess.Popen]) -> None:
 def run() -> int:
     config = Config()
     stop = StopRequest()
-    config.DATA_DIR.mkdir(parents=True, exist_ok=True)
+    _private_data_dir(config)
     env = dict(os.environ)
     env.setdefault("PARLEY_DATA", str(config.DATA_DIR))
     redis_proc = None
-    if not os.environ.get("REDIS_URL"):  # REDIS_URL unset: start the embedded Redis
-        try:
-            redis_proc = _start_embedded_redis(config)
-        except RedisStartError as err:
-            print(f"parley: {err}", file=sys.stderr, flush=True)
-            return 1
-        env["REDIS_URL"] = f"redis://127.0.0.1:{config.REDIS_PORT}/0"
+    try:
+        ensure_served_ports_free(config, [name for name, _ in children(config)])
+        if not os.environ.get("REDIS_URL"):  # REDIS_URL unset: start the embedded Redis
+            password = embedded_password(config.DATA_DIR)
+            redis_proc = _start_embedded_redis(config, password)
+            env["REDIS_URL"] = embedded_redis_url(config.DATA_DIR, config.REDIS_PORT, password)
+    except (PortTaken, RedisStartError, PasswordFileError) as err:
+        print(f"parley: {err}", file=sys.stderr, flush=True)
+        return 1
     procs: dict[str, subprocess.Popen] = {}
     rc = 0
     try:

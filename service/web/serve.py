@@ -16,6 +16,9 @@ What the server keeps of the gunicorn settings it replaces:
 - a worker that dies is started again, and a master that dies (killed outright, the OOM
   killer) takes its workers along (as gunicorn's did): an orphaned worker would go on serving
   the port, with the code of its day, beside the next server started;
+- a port already taken is refused before the start (`service.ops.ports`): granian's workers
+  bind with SO_REUSEPORT, and would otherwise share the port with another server, another
+  Parley's with other data included;
 - an access log (`--access-log`) that names paths, never query strings or referrers: those
   carry secrets (an unsubscribe link's token, a stream ticket) that a log must not keep.
 """
@@ -31,6 +34,7 @@ from functools import partial
 from service.config import Config
 from service.ops.child_process import tie_to_parent
 from service.ops.heap import freeze_startup_heap
+from service.ops.ports import PortTaken, ensure_free
 
 #: how long the workers may take over a graceful stop before they are killed
 GRACEFUL_SECONDS = 20
@@ -83,15 +87,21 @@ def serve(*, host: str = "127.0.0.1", port: int | None = None, workers: int | No
     """Serve until SIGTERM or SIGINT; 0 after a graceful stop, 1 when the server failed (a
     worker crashing again and again, a port taken). `log_level` applies to the server's lines
     and the app's."""
+    config = Config()
+    setting, port = ("PARLEY_PORT", config.PORT) if port is None else ("--port", port)
+    try:
+        ensure_free(host, port, setting)
+    except PortTaken as err:
+        logging.getLogger(__name__).error("web: %s", err)
+        return 1
     from granian import Granian
     from granian.constants import Interfaces
     from granian.http import HTTP1Settings
     from granian.log import LogLevels
 
     logging.getLogger().setLevel(log_level.upper())  # the app's own lines too
-    config = Config()
     server = Granian(
-        TARGET, address=host, port=config.PORT if port is None else port,
+        TARGET, address=host, port=port,
         interface=Interfaces.WSGI, websockets=False,
         http1_settings=HTTP1Settings(header_read_timeout=KEEP_ALIVE_SECONDS * 1000),
         workers=config.WEB_PROCESSES if workers is None else workers,

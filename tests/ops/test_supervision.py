@@ -124,7 +124,8 @@ def system(tmp_path: Path) -> Iterator[System]:
     env = {**os.environ, TAG: uuid.uuid4().hex,
            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "PARLEY_DATA": str(tmp_path / "data"), "PARLEY_PORT": str(free_port()),
-           "PARLEY_STREAM_PORT": str(free_port()), "PARLEY_REDIS_PORT": str(free_port())}
+           "PARLEY_STREAM_PORT": str(free_port()), "PARLEY_REDIS_PORT": str(free_port()),
+           "PARLEY_MAIL_IN_PORT": str(free_port())}
     for name in ("REDIS_URL", "PARLEY_STORE_URL", "PARLEY_RATE_LIMIT_STORAGE"):
         env.pop(name, None)
     system = System(env)
