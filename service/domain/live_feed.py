@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -103,19 +104,22 @@ def _secret(server_key: Any) -> bytes:
 
 
 def ticket(server_key: Any, pid: str, now: float | None = None) -> str:
-    """`<player>.<expiry>.<mac>`: lets its bearer open the player's stream until expiry."""
+    """`<player>.<expiry>.<nonce>.<mac>`: lets its bearer open one stream or long poll of the
+    player until expiry. The nonce makes every ticket unique, so the stream process can take
+    each once (two redirects within a second would otherwise hand out the same one)."""
     expires = int((now or time.time()) + TICKET_SECONDS)
-    mac = hmac.new(_secret(server_key), f"{pid}|{expires}".encode(), hashlib.sha256)
-    return f"{pid}.{expires}.{mac.hexdigest()[:32]}"
+    nonce = secrets.token_hex(8)
+    mac = hmac.new(_secret(server_key), f"{pid}|{expires}|{nonce}".encode(), hashlib.sha256)
+    return f"{pid}.{expires}.{nonce}.{mac.hexdigest()[:32]}"
 
 
 def check_ticket(server_key: Any, value: str, now: float | None = None) -> str | None:
     """The player a valid, unexpired ticket names; None otherwise."""
     parts = value.split(".")
-    if len(parts) != 3 or not parts[1].isdigit():
+    if len(parts) != 4 or not parts[1].isdigit():
         return None
-    pid, expires, mac = parts
-    want = hmac.new(_secret(server_key), f"{pid}|{expires}".encode(), hashlib.sha256)
+    pid, expires, nonce, mac = parts
+    want = hmac.new(_secret(server_key), f"{pid}|{expires}|{nonce}".encode(), hashlib.sha256)
     if not hmac.compare_digest(want.hexdigest()[:32].encode(), mac.encode("utf-8", "replace")):
         return None
     return pid if int(expires) >= (now or time.time()) else None

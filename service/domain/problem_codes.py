@@ -63,8 +63,9 @@ PLATFORM: dict[str, Code] = _platform(
     ("unauthorized", 401, "The operation needs a bearer token and none was sent."),
     ("bad_token", 401, "The bearer token is unknown, revoked or expired."),
     ("bad_signature", 401, "A move's signature does not verify with the key it names."),
-    ("bad_ticket", 401, "The stream process got no valid ticket: open a stream or a long poll "
-                        "through the API, which redirects with a fresh one (valid 60 s)."),
+    ("bad_ticket", 401, "The stream process got no valid ticket, or one used already: open a "
+                        "stream or a long poll through the API, which redirects with a fresh "
+                        "one (valid 60 s, once)."),
     ("bad_last_event_id", 400, "A stream's `Last-Event-ID` is not an id the stream sent."),
     ("unknown_key", 401, "A move names a `key_id` that no player registered."),
     ("bad_key_proof", 422, "A registered key's `proof` is not its signature over the "
@@ -84,6 +85,8 @@ PLATFORM: dict[str, Code] = _platform(
     ("webhook_not_found", 404, "No webhook with this id for this player."),
     ("delivery_not_found", 404, "No delivery with this id for this webhook."),
     ("bad_unsubscribe_link", 404, "The unsubscribe link is unknown or was used already."),
+    ("bad_confirmation_link", 404, "The address confirmation link is unknown, used already, "
+                                   "expired, or for an address the player has given up."),
     # the game's state
     ("game_over", 409, "The game has ended; no move is accepted any more."),
     ("game_not_started", 409, "Not every seat has joined yet."),
@@ -96,6 +99,7 @@ PLATFORM: dict[str, Code] = _platform(
      "stay to verify old moves, so none can be removed."),
     ("too_many_tokens", 409, "The player holds the most live tokens allowed."),
     ("too_many_webhooks", 409, "The player has the most webhooks allowed."),
+    ("nothing_to_confirm", 409, "The player has no email address waiting for confirmation."),
     ("too_many_open_games", 409, "The player has the most games waiting for players allowed "
                                  "(`limit` says how many)."),
     ("conflict", 409, "The request conflicts with the game's state."),

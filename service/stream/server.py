@@ -21,6 +21,12 @@ ends `COMMITS_IDLE_SECONDS` after the last one), since every commit announces it
 and a process with no poll waiting would wake for each one for nothing. Beside a Redis
 Cluster store the feeds and their channel are on the queue's Redis
 (`service.storage.store.feeds_url`).
+
+What a request may hold is `service.stream.admission`'s to say (single-use tickets, caps per
+player and per address); a long poll's query is checked with the API's own checks
+(`service.web.query_params.event_query`), and a poll ends when its client goes (aiohttp's
+handler cancellation), so no poll outlives the one who waits for it. `/health` says only that
+the process answers; its counts are on `/metrics`, for the scraper alone.
 """
 
 from __future__ import annotations
@@ -31,19 +37,29 @@ import json
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from service.config import Config
 from service.domain.game import events_page, load_game
-from service.domain.live_feed import check_ticket
-from service.domain.problems import problem_body
+from service.domain.metrics_access import admit_scraper
+from service.domain.problems import NotFound, Problem, problem_body
 from service.ops.heap import freeze_startup_heap
 from service.ops.server_key import load_server_key
 from service.storage import live
 from service.storage.store import Store, feeds_url
+from service.stream.admission import (
+    Quota,
+    client_address,
+    player_of,
+    take_ticket,
+)
+from service.web.query_params import event_query
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +68,6 @@ log = logging.getLogger(__name__)
 RESUME_GRACE = 600
 #: how often open streams renew their registration, and get a comment that keeps proxies open
 KEEPALIVE_SECONDS = 15
-#: the longest a long poll waits
-MAX_WAIT = 60
 #: on SIGTERM, how long open streams and long polls get before they are cut
 SHUTDOWN_SECONDS = 1.0
 #: how long the hearing task waits before it subscribes again to a lost feeds channel
@@ -122,6 +136,10 @@ class Hub:
         self.commits_heard = asyncio.Event()
         self.polls_ended = 0.0
         self.tasks: list[asyncio.Task[Any]] = []
+        self.stream_quota = Quota("streams", config.MAX_STREAMS_PER_PLAYER,
+                                  config.MAX_STREAMS_PER_ADDRESS, config.RATE_LIMITS_ENABLED)
+        self.poll_quota = Quota("long polls", config.MAX_POLLS_PER_PLAYER,
+                                config.MAX_POLLS_PER_ADDRESS, config.RATE_LIMITS_ENABLED)
 
     async def start(self, _app: web.Application) -> None:
         self.tasks = [asyncio.create_task(self._hear()), asyncio.create_task(self._renew())]
@@ -311,30 +329,44 @@ def _frame(eid: str, data: str) -> bytes:
     return f"id: {eid}\nevent: {kind}\ndata: {data}\n\n".encode()
 
 
-def _problem(status: int, code: str, detail: str) -> web.Response:
-    titles = {401: "A valid stream ticket is required", 400: "Bad request",
-              404: "No such resource"}
-    body = problem_body(status, code, titles.get(status, "Error"), detail)
-    return web.Response(status=status, body=json.dumps(body),
+def _render(problem: Problem) -> web.Response:
+    body = problem_body(problem.status, problem.code, problem.title, problem.detail,
+                        **problem.extra)
+    return web.Response(status=problem.status, body=json.dumps(body), headers=problem.headers,
                         content_type="application/problem+json")
 
 
-def _player(request: web.Request) -> str | None:
+@web.middleware
+async def problems(request: web.Request, handler: Any) -> web.StreamResponse:
+    """A refused request as problem JSON, as the API answers it."""
+    try:
+        return await handler(request)
+    except Problem as problem:
+        return _render(problem)
+
+
+def _address(request: web.Request) -> str:
     hub: Hub = request.app["hub"]
-    return check_ticket(hub.server_key, request.query.get("ticket", ""))
+    return client_address(request.remote, request.headers.getall("X-Forwarded-For", []),
+                          hub.config.PROXY_HOPS)
 
 
 async def stream(request: web.Request) -> web.StreamResponse:
     """The player's feed as Server-Sent Events."""
     hub: Hub = request.app["hub"]
-    pid = _player(request)
-    if pid is None:
-        return _problem(401, "bad_ticket", "The stream ticket is missing, wrong or expired: "
-                        "open the stream through GET /v1/players/me/stream.")
+    ticket = request.query.get("ticket", "")
+    pid = player_of(hub.server_key, ticket)
     last = request.headers.get("Last-Event-ID") or request.query.get("last_event_id")
     if last is not None and not live.STREAM_ID.fullmatch(last):
-        return _problem(400, "bad_last_event_id", "Last-Event-ID is an id this stream sent.")
-    listener = Listener(pid)
+        raise Problem("Last-Event-ID is an id this stream sent.", code="bad_last_event_id")
+    await take_ticket(hub.feeds, ticket)
+    with hub.stream_quota.hold(pid, _address(request)):
+        return await _feed(request, hub, Listener(pid), last)
+
+
+async def _feed(request: web.Request, hub: Hub, listener: Listener, last: str | None
+                ) -> web.StreamResponse:
+    """Write the stream: what it missed since `last`, then each entry the hub hands it."""
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                        "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     await resp.prepare(request)
@@ -346,7 +378,8 @@ async def stream(request: web.Request) -> web.StreamResponse:
                              b'expired: read your games afresh"}\n\n')
         for eid, data in missed:
             await resp.write(_frame(eid, data))
-        await resp.write(f"event: ready\ndata: {json.dumps({'player': pid})}\n\n".encode())
+        ready = json.dumps({"player": listener.pid})
+        await resp.write(f"event: ready\ndata: {ready}\n\n".encode())
         while True:
             entries = await listener.queue.get()  # nothing: the hub's keep-alive (`_renew`)
             await resp.write(b"".join(_frame(eid, data) for eid, data in entries)
@@ -361,40 +394,63 @@ async def stream(request: web.Request) -> web.StreamResponse:
 async def game_events(request: web.Request) -> web.Response:
     """A long poll of one game's events (the API redirects here when it has nothing new)."""
     hub: Hub = request.app["hub"]
+    after, limit, wait = event_query(request.query)
     ticket = request.query.get("ticket", "")
-    pid = check_ticket(hub.server_key, ticket) if ticket else None
-    if ticket and pid is None:
-        return _problem(401, "bad_ticket", "The ticket is wrong or expired: poll the API's "
-                        "GET /v1/games/{id}/events again.")
-    try:
-        after = int(request.query.get("cursor", "0"))
-        limit = min(max(int(request.query.get("limit", "100")), 1), 1000)
-        wait = min(max(float(request.query.get("wait", "0")), 0.0), MAX_WAIT)
-    except ValueError:
-        return _problem(400, "bad_request", "cursor, limit and wait are numbers.")
-    page = await hub.events(request.match_info["game"], pid or None, after, limit, wait)
+    pid = player_of(hub.server_key, ticket) if ticket else None
+    if ticket:
+        await take_ticket(hub.feeds, ticket)
+    with hub.poll_quota.hold(pid, _address(request)):
+        page = await hub.events(request.match_info["game"], pid, after, limit, wait)
     if page is None:
-        return _problem(404, "game_not_found", "No such game.")
+        raise NotFound("No such game.", code="game_not_found")
     return web.Response(body=orjson.dumps(page, option=orjson.OPT_SORT_KEYS |
                                           orjson.OPT_APPEND_NEWLINE),
                         content_type="application/json")
 
 
-async def health(request: web.Request) -> web.Response:
+async def health(_request: web.Request) -> web.Response:
+    """That the process answers, and nothing more: what it holds is for the scraper."""
+    return web.json_response({"status": "ok"})
+
+
+class HubCollector:
+    """The hub's gauges, read when scraped."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def describe(self) -> list[Metric]:
+        return []
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily("parley_stream_open_streams", "Server-Sent Event streams "
+                                "open on this stream process.",
+                                value=sum(map(len, self.hub.listeners.values())))
+        yield GaugeMetricFamily("parley_stream_open_polls", "Long polls waiting on this "
+                                "stream process.", value=sum(map(len, self.hub.polls.values())))
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """The hub's gauges in Prometheus's text format, for the scraper alone."""
     hub: Hub = request.app["hub"]
-    return web.json_response({"status": "ok", "streams": sum(map(len, hub.listeners.values())),
-                              "polls": sum(map(len, hub.polls.values()))})
+    admit_scraper(hub.config.METRICS_TOKEN, request.headers.get("Authorization", ""),
+                  _address(request))
+    return web.Response(body=generate_latest(request.app["registry"]),
+                        headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 def make_app(config: Config) -> web.Application:
-    app = web.Application()
+    app = web.Application(middlewares=[problems])
     hub = Hub(config)
     app["hub"] = hub
+    app["registry"] = CollectorRegistry(auto_describe=False)
+    app["registry"].register(HubCollector(hub))
     app.on_startup.append(hub.start)
     app.on_cleanup.append(hub.stop)
     app.router.add_get("/v1/stream", stream)
     app.router.add_get("/v1/games/{game}/events", game_events)
     app.router.add_get("/health", health)
+    app.router.add_get("/metrics", metrics)
     return app
 
 
@@ -404,8 +460,9 @@ def main() -> int:
     app = make_app(config)
     freeze_startup_heap()
     # a feed never ends by itself: on SIGTERM, cut the open streams after a second rather than
-    # wait for them (their clients resume with Last-Event-ID, docs/live.md)
+    # wait for them (their clients resume with Last-Event-ID, docs/live.md); a request whose
+    # client has gone is cancelled, so that a long poll or a stream holds nothing for nobody
     web.run_app(app, host="127.0.0.1", port=config.STREAM_PORT,
                 print=lambda msg: log.info("%s", msg), access_log=None,
-                shutdown_timeout=SHUTDOWN_SECONDS)
+                shutdown_timeout=SHUTDOWN_SECONDS, handler_cancellation=True)
     return 0

@@ -14,8 +14,6 @@ client may scrape (the client's address as PARLEY_PROXY_HOPS gives it).
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 from collections.abc import Iterator
 
 from flask import Flask, Response, current_app, request
@@ -29,10 +27,10 @@ from prometheus_client.core import (
 from prometheus_client.utils import floatToGoString
 from rq import Queue
 
-from service.domain.problems import Forbidden, Problem, Unauthorized
+from service.domain.metrics_access import admit_scraper
+from service.domain.problems import Problem
 from service.storage import metrics_records as records
 from service.storage.store import Store
-from service.web.auth import bearer_token
 from service.web.errors import render_problem
 from service.web.fastpath import MOVES
 
@@ -123,26 +121,11 @@ def init_metrics(app: Flask) -> None:
     token = app.config["PARLEY"].METRICS_TOKEN
 
     def metrics() -> Response:
-        _admit(token)
+        admit_scraper(token, request.headers.get("Authorization", ""),
+                      request.remote_addr or "")
         return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
     app.add_url_rule("/metrics", endpoint="metrics", view_func=metrics, methods=["GET"])
-
-
-def _admit(token: str) -> None:
-    """The scraper holds the token, or (no token set) is on this host."""
-    if token:
-        sent = bearer_token(request.headers.get("Authorization", "")) or ""
-        if not hmac.compare_digest(sent.encode(), token.encode()):
-            raise Unauthorized("GET /metrics needs the bearer token PARLEY_METRICS_TOKEN.")
-        return
-    try:
-        local = ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        local = False
-    if not local:
-        raise Forbidden("Metrics are served to loopback clients only; set "
-                        "PARLEY_METRICS_TOKEN to scrape from elsewhere.")
 
 
 def counted_problem(problem: Problem) -> Response:

@@ -178,6 +178,28 @@ def test_a_stream_needs_a_valid_ticket(server) -> None:
     assert resp.status_code == 401
 
 
+REFUSED_QUERIES = ["wait=nan", "wait=inf", "wait=-1", "wait=60.5", "wait=x", "limit=0",
+                   "limit=1001", "limit=nan", "cursor=" + "1" + "0" * 23, "cursor=-1",
+                   "cursor=1e3", "after=²", "cursor=" + "9" * 129]
+
+
+def test_a_long_poll_refuses_what_the_api_refuses(server) -> None:
+    """The stream process checks `wait`, `limit` and `cursor` with the API's own checks: the
+    same status, code and field errors, at once (a `wait=nan` poll never ended)."""
+    server.start_stream()
+    gid, ann, _ = _game(server)
+    base = f"http://127.0.0.1:{server.env['PARLEY_STREAM_PORT']}/v1/games/{gid}/events"
+    for query in REFUSED_QUERIES:
+        api = server.get(f"/v1/games/{gid}/events?{query}", headers=ann.auth)
+        started = time.monotonic()
+        stream = requests.get(f"{base}?{query}", timeout=5)
+        assert time.monotonic() - started < 1, query
+        assert api.status_code == stream.status_code == 422, (query, stream.text)
+        want, got = api.json(), stream.json()
+        assert got["code"] == want["code"] and got.get("errors") == want.get("errors"), query
+        assert stream.headers["Content-Type"].startswith("application/problem+json")
+
+
 def test_parley_watch_prints_the_feed(server, tmp_path) -> None:
     import subprocess
     import sys

@@ -1,5 +1,6 @@
 """The stream process's hub against a real Redis: entries reach open streams from the feeds
-channel, each once and in order, across a stream's join and a lost subscription."""
+channel, each once and in order, across a stream's join and a lost subscription; a ticket is
+taken once, and the caps on what a player or an address holds count each hold once."""
 
 from __future__ import annotations
 
@@ -229,3 +230,51 @@ def test_the_hub_stops_while_it_renews_registrations(config, monkeypatch) -> Non
         return all(task.done() for task in hub.tasks)
 
     assert all(asyncio.run(scenario(0.02 + n * 0.003)) for n in range(12))
+
+
+def test_a_ticket_is_taken_once_by_any_stream_process(config) -> None:
+    """A ticket is marked taken in Redis, for as long as it could be valid: another stream
+    process (or this one restarted) refuses it too, and a fresh ticket issued in the same
+    second is another ticket."""
+    from service.domain.live_feed import TICKET_SECONDS, ticket
+    from service.stream.admission import TAKEN_TICKET_KEY, BadTicket, player_of, take_ticket
+
+    direct = redis.Redis.from_url(config.REDIS_URL)
+
+    async def scenario() -> None:
+        first, second = Hub(config), Hub(config)
+        try:
+            value, again = ticket(first.server_key, "p_ann"), ticket(first.server_key, "p_ann")
+            assert value != again and player_of(second.server_key, value) == "p_ann"
+            await take_ticket(first.feeds, value)
+            with pytest.raises(BadTicket):
+                await take_ticket(second.feeds, value)
+            await take_ticket(second.feeds, again)
+        finally:
+            for hub in (first, second):
+                await hub.stop(None)  # type: ignore[arg-type]
+
+    asyncio.run(scenario())
+    keys = direct.keys(TAKEN_TICKET_KEY.format("*"))
+    assert len(keys) == 2 and all(0 < direct.ttl(k) <= TICKET_SECONDS + 1 for k in keys)
+
+
+def test_a_quota_counts_each_player_and_address_while_held() -> None:
+    """Over either cap nothing more is counted; leaving the block, even by an error, gives
+    back; PARLEY_RATE_LIMITS=0 (not enforced) still counts but refuses nothing."""
+    from service.stream.admission import Quota, TooMany
+
+    quota = Quota("streams", per_player=2, per_address=3)
+    with quota.hold("p_ann", "10.0.0.1"), quota.hold("p_ann", "10.0.0.1"):
+        with pytest.raises(TooMany) as refused, quota.hold("p_ann", "10.0.0.2"):
+            pass
+        assert refused.value.extra["limit"] == 2 and refused.value.headers["Retry-After"]
+        spectator = quota.hold(None, "10.0.0.1")  # the address's third: Bob's is its fourth
+        with spectator, pytest.raises(TooMany), quota.hold("p_bob", "10.0.0.1"):
+            pass
+        with pytest.raises(KeyError), quota.hold("p_bob", "10.0.0.1"):
+            raise KeyError  # the block's error, after the hold was counted
+    assert not quota.held
+    lax = Quota("streams", per_player=1, per_address=1, enforced=False)
+    with lax.hold("p_ann", "10.0.0.1"), lax.hold("p_ann", "10.0.0.1"):
+        assert lax.held == {"p:p_ann": 2, "a:10.0.0.1": 2}

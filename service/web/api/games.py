@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import secrets
 from urllib.parse import urlencode
 
@@ -43,11 +42,10 @@ from service.web.api.game_schemas import (
 )
 from service.web.auth import bearer_digest, current_player, known_token
 from service.web.limits import RATE_LIMITED, config
+from service.web.query_params import numeric_cursor
 
 log = logging.getLogger(__name__)
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and seats")
-
-EVENT_CURSOR = re.compile(r"[0-9]{1,18}")
 
 
 def deadlines(game: Game) -> dict:
@@ -246,11 +244,7 @@ class Events(MethodView):
         pid = current_player(required=False)
         store = deps.store()
         record = get_game_or_404(store, game)
-        raw_cursor = query["cursor"] or query["after"] or "0"
-        if not EVENT_CURSOR.fullmatch(raw_cursor):
-            raise InvalidRequest("An event cursor is a `next` of this endpoint.",
-                                 code="invalid_cursor")
-        after = int(raw_cursor)
+        after = numeric_cursor(query, "invalid_cursor")
         page = events_page(store, record, pid, after, query["limit"])
         if query["wait"] and not page["events"] and not record.finished:
             # nothing new: the stream process waits for the next commit, not a web process

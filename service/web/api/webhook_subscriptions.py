@@ -24,6 +24,7 @@ from service.web.api.notification_schemas import (
     WebhookUpdateSchema,
 )
 from service.web.auth import require_self
+from service.web.query_params import numeric_cursor
 
 log = logging.getLogger(__name__)
 blp = Blueprint("webhooks", __name__, url_prefix="/v1/players",
@@ -149,10 +150,7 @@ class Deliveries(MethodView):
         """The webhook's deliveries, newest first, each with every attempt (status, latency,
         error)."""
         _own_webhook(player, webhook)
-        cursor = args.get("cursor") or args.get("after") or "0"
-        if not cursor.isdigit():
-            raise InvalidRequest("The cursor is not one this list gave.", code="bad_cursor")
-        start, limit = int(cursor), args["limit"]
+        start, limit = numeric_cursor(args, "bad_cursor"), args["limit"]
         store = deps.store()
         ids = records.webhook_deliveries(store, webhook, start, limit + 1)
         items = [d for d in (dispatch.delivery_public(store, i) for i in ids[:limit]) if d]
