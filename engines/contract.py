@@ -65,11 +65,27 @@ a player's name, or "you" for the reader, and the sentence agrees with it ("You 
 was"). It returns "" for an event not worth a line and None for a type it does not know, where
 the platform writes a generic sentence from the event's fields. The point is optional: callers
 use `event_sentence`, which gives None for an engine without the method.
+
+Results in words (optional)
+---------------------------
+`describe_result(result, name)` states a finished game's result from the reader's side, the way
+a player would ("You captured Bob's flag.", "Ann got all six pirates to safety first."), with
+scores only where the game's scores mean something to a player. It returns None for a reason it
+does not know, among them the platform's own `timeout` (a seat that ran out of time and
+forfeited, `parley_protocol.timeouts`), where the platform writes a generic sentence. Callers
+use `result_text`, which gives None for an engine without the method.
+
+Names in texts
+--------------
+Nothing a person reads names a seat by its number. `render_text(view, names)` gets the players'
+names by seat where the caller knows them; without them (an engine's own tests, a caller
+written before the argument existed) it says "Player 1", "Player 2", ... (and "you" for the
+view's own seat), never "seat 0".
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
@@ -99,7 +115,8 @@ class Decision(TypedDict, total=False):
 
     The platform shows clients only these (and `legal_moves_complete`, False where
     `legal_moves` offers only examples of a free arrangement such as a Stratego setup); context
-    a seat needs to decide (Störtebeker's `k`, `u`) belongs in `view()`.
+    a seat needs to decide (Störtebeker's `k`, `u`) belongs in `view()`. Where it is True, cards
+    the rules cannot tell apart may be listed once: `check` accepts the move with any of them.
     """
 
     step: int
@@ -190,7 +207,10 @@ class Engine(Protocol):
 
     def result(self, state: State) -> Result | None: ...
 
-    def render_text(self, view: Mapping[str, JSON]) -> str: ...
+    def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """A plain-text picture of a view; `names`: the players' names by seat, where known
+        (see "Names in texts")."""
+        ...
 
     def default_move(self, state: State, seat: int) -> Move | None: ...
 
@@ -207,6 +227,11 @@ class Engine(Protocol):
     def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
         """Optional: one sentence for an event as `view_event` showed it to a reader ("" not
         worth a line, None: no sentence of the engine's own); see "Event sentences"."""
+        return None
+
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        """Optional: the result in a sentence or two from a reader's side (None: no sentence
+        of the engine's own); see "Results in words"."""
         return None
 
 
@@ -226,6 +251,13 @@ def event_sentence(engine: object, event: Mapping[str, JSON], name: Namer) -> st
     at all (an engine written before the method existed)."""
     describe = getattr(engine, "describe_event", None)
     return None if describe is None else describe(event, name)
+
+
+def result_text(engine: object, result: Mapping[str, JSON], name: Namer) -> str | None:
+    """The engine's sentence for a result, or None where it has none or no `describe_result`
+    at all."""
+    describe = getattr(engine, "describe_result", None)
+    return None if describe is None else describe(result, name)
 
 
 def close_decision(state: State) -> None:

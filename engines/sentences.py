@@ -1,14 +1,16 @@
-"""Grammar shared by the engines' event sentences (`Engine.describe_event`, engines/contract.py).
+"""Grammar shared by the engines' texts: event sentences (`Engine.describe_event`), results in
+words (`Engine.describe_result`) and the names in `render_text` (engines/contract.py).
 
 A sentence is told to one reader: `name(seat)` is a player's name, or "you" for the reader's own
 seat, so verbs and possessives must agree ("you were", "Bob was", "your", "Bob's"). Each engine
 keeps a table of tellers, one per event type, and `describe_with` turns a teller's clause into
-the sentence (capital first letter, full stop).
+the sentence (capital first letter, full stop). No text names a seat by its number: a caller
+without the players' names gets "Player 1", "Player 2", ... (`player_names`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engines.contract import Namer
@@ -99,6 +101,89 @@ def resigned(event: Mapping[str, Any], name: Namer) -> str:
 def skip(event: Mapping[str, Any], name: Namer) -> str:
     """Not worth a line (the end, which a mail states once; bookkeeping the board shows)."""
     return ""
+
+
+#: small counts as words ("all six pirates")
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def number(count: int) -> str:
+    """"six" for 6, "12" for 12."""
+    return _NUMBERS[count] if 0 <= count < len(_NUMBERS) else str(count)
+
+
+def player_names(seats: int, names: Sequence[str] | None = None) -> list[str]:
+    """Each seat's name: the names given, or "Player 1", "Player 2", ... where there are none
+    (a text never says "seat 0")."""
+    given = list(names or ())
+    return [given[s] if s < len(given) and given[s] else f"Player {s + 1}"
+            for s in range(seats)]
+
+
+def board_namer(seats: int, names: Sequence[str] | None, reader: int | None) -> Namer:
+    """The `Namer` of a text drawn for one view: "you" for the view's own seat (`reader`;
+    None for a spectator), the players' names (or "Player N") for the others."""
+    full = player_names(seats, names)
+
+    def name(seat: int) -> str:
+        if reader is not None and seat == reader:
+            return YOU
+        return full[seat] if 0 <= seat < seats else "someone"
+    return name
+
+
+def stated(text: str) -> str:
+    """A clause as a sentence: capital first letter, full stop."""
+    return capital(text) + "."
+
+
+# ---- results (`Engine.describe_result`) -------------------------------------------------------
+
+def result_seats(result: Mapping[str, Any]) -> list[int]:
+    """The game's seats, as its result lists them (scores are kept for every seat)."""
+    seats = {int(s) for s in result.get("scores") or {} if str(s).isdigit()}
+    seats.update(w for w in result.get("winners") or () if isinstance(w, int))
+    return sorted(seats)
+
+
+def winners(result: Mapping[str, Any]) -> list[int]:
+    return [w for w in result.get("winners") or () if isinstance(w, int)]
+
+
+def losers(result: Mapping[str, Any]) -> list[int]:
+    won = winners(result)
+    return [s for s in result_seats(result) if s not in won]
+
+
+def outcome(result: Mapping[str, Any], name: Namer) -> str:
+    """"you won", "Ann won", "Ann and Bob shared the win", "nobody won"."""
+    won = [name(w) for w in winners(result)]
+    if not won:
+        return "nobody won"
+    return f"{won[0]} won" if len(won) == 1 else f"{join(won)} shared the win"
+
+
+def scores_told(result: Mapping[str, Any], name: Namer, label: str = "Points",
+                others: Mapping[str, str] | None = None) -> str:
+    """"Points: you 9, Bob 7." in seat order ("" without scores); `others` names a score kept
+    for something other than a seat (Totohu's "dummy")."""
+    parts = []
+    for key, value in (result.get("scores") or {}).items():
+        who = name(int(key)) if str(key).isdigit() else (others or {}).get(key, words(key))
+        parts.append(f"{who} {value}")
+    return f"{label}: {', '.join(parts)}." if parts else ""
+
+
+def resigned_result(result: Mapping[str, Any], name: Namer) -> str:
+    """A game ended by resignations: "You won: Bob resigned." in a two-player game, "Ann won
+    as the last player left." where several others are out (some may have run out of time
+    earlier: the result names only the winners)."""
+    won, lost = winners(result), losers(result)
+    if not won:
+        return "Nobody won: every player left the game."
+    if len(lost) == 1:
+        return stated(f"{outcome(result, name)}: {name(lost[0])} resigned")
+    return stated(f"{outcome(result, name)} as the last player left")
 
 
 def describe_with(tellers: Mapping[str, Teller], event: Mapping[str, Any], name: Namer

@@ -1,7 +1,8 @@
 """Notification jobs (thin RQ entry points over `service.notify.dispatch`).
 
 `flush` runs in the resolve job after each drained game and in the sweep; `deliver` makes one
-attempt of one delivery; `deadline_job` is the scheduled reminder or timeout of one decision.
+attempt of one delivery; `deadline_job` is the scheduled reminder or timeout of one decision;
+`confirmation_job` mails an address its confirmation link.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import logging
 from typing import Any
 
 from service.domain.game import Game
-from service.notify import digest, dispatch
+from service.notify import confirmation, digest, dispatch
 from service.ops.server_key import load_server_key
 from service.storage.notify_records import Outboxes
 from service.storage.store import Store
@@ -71,3 +72,9 @@ def deadline_job(gid: str, step: int, kind: str) -> str:
     """RQ scheduled job: the reminder or the timeout of a game's decision `step`."""
     return dispatch.deadline_due(context.store(), context.queue(), context.config(),
                                  _server_key(), gid, step, kind)
+
+
+def confirmation_job(pid: str, address: str) -> str:
+    """RQ job: the confirmation mail of a player's address (queued by the web process, which
+    applied the limits: no web process waits for a mail server)."""
+    return confirmation.send(context.store(), context.config(), pid, address)

@@ -16,12 +16,16 @@ from engines.sentences import (
     describe_with,
     drew_cards,
     join,
+    number,
     place,
     plural,
     possessive,
     resigned,
+    resigned_result,
     seat_of,
     skip,
+    stated,
+    winners,
 )
 
 Event = Mapping[str, Any]
@@ -172,3 +176,20 @@ def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a Cartagena event as the reader sees it (see `Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
 
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """"Ann got all six pirates to safety first. Pirates safe: you 4, Carol 2." (a score is the
+    pirates a seat got to the finish: the others' tell how close they came). None for a reason
+    the rules do not give."""
+    reason = result.get("reason")
+    if reason == "resigned":
+        return resigned_result(result, name)
+    won = winners(result)
+    if reason != "all_pirates_escaped" or len(won) != 1:
+        return None
+    scores = result.get("scores") or {}
+    first = stated(f"{name(won[0])} got all {number(int(scores.get(str(won[0]), 0)))} "
+                   "pirates to safety first")
+    others = [f"{name(int(s))} {n}" for s, n in scores.items() if int(s) != won[0]]
+    return first + (f" Pirates safe: {', '.join(others)}." if others else "")

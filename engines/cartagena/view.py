@@ -1,4 +1,5 @@
-"""What each seat may see (spec §7), events as each audience sees them, and a text picture.
+"""What each seat may see (spec §7), events as each audience sees them, and a text picture
+that names the players (never a seat number) and draws the route square by square.
 
 Public: the board, every pirate, the turn, hand sizes, the deck size and the whole discard pile.
 Private: a seat's own hand (sorted by id, so its order tells nothing) and, during a Rascals
@@ -8,11 +9,21 @@ sizes that still count the named cards until everyone is done.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engines.cartagena.board import FINISH
-from engines.contract import JSON, Event, State
+from engines.contract import JSON, Event, Namer, State
+from engines.sentences import (
+    board_namer,
+    capital,
+    join,
+    outcome,
+    place,
+    player_names,
+    plural,
+    possessive,
+)
 
 
 def view(state: State, seat: int | None) -> dict[str, JSON]:
@@ -75,33 +86,71 @@ def view_event(event: Event, seat: int | None) -> Event | None:
     return event
 
 
-def render_text(view: Mapping[str, Any]) -> str:
-    """The route with the pirates on it, the hand and whose turn it is."""
-    seat = view["seat"]
-    marks: dict[str, list[str]] = {}
-    for s, locations in view["pirates"].items():
-        for loc, count in locations.items():
-            marks.setdefault(loc, []).append(f"{s}x{count}" if count > 1 else s)
+#: each route's name, as its variant names it
+_ROUTES = {"escape": "the escape", "tortuga": "Tortuga", "complete": "the complete escape"}
+#: squares per line of the route (a tile's worth)
+_PER_LINE = 6
+
+
+def render_text(view: Mapping[str, Any], names: Sequence[str] | None = None) -> str:
+    """The route square by square with the pirates on it by name, the hands and whose turn it
+    is; `names`: the players' names by seat ("Player 1", ... without them)."""
+    seats = view["seats"]
+    name = board_namer(seats, names, view["seat"])
+    at = _pirates_at(view, name)
+    lines = [_heading(view, name, player_names(seats, names))]
     start = "wreck" if view["route"] == "tortuga" else "prison"
-    parts = [f"{start}[{','.join(marks.get(start, []))}]"]
-    for i, symbol in enumerate(view["squares"], start=1):
-        here = marks.get(str(i))
-        parts.append(f"{i}:{symbol}" + (f"[{','.join(here)}]" if here else ""))
-        if view["route"] == "complete" and i == view["tunnel"]:
-            parts.append(f"ship({view['shore']})[{','.join(marks.get('ship', []))}]")
-    finish = view["finish"]
-    parts.append(f"{finish}[{','.join(marks.get(finish, []))}]")
-    lines = [f"Cartagena ({view['route']}) - seat {view['active']} to act, "
-             f"{view['actions']} action(s) taken" + ("" if seat is None else
-                                                     f" - you are seat {seat}")]
-    lines += [" ".join(parts[i:i + 8]) for i in range(0, len(parts), 8)]
-    lines.append("Hands: " + ", ".join(f"seat {s} {k}" for s, k in view["hand_sizes"].items())
-                 + f"; deck {view['deck']}; discard {len(view['discard'])}")
+    lines.append(_place(start, at))
+    squares = [_square(i, symbol, at) for i, symbol in enumerate(view["squares"], start=1)]
+    for first in range(0, len(squares), _PER_LINE):
+        lines.append("  " + ", ".join(squares[first:first + _PER_LINE]))
+        if view["route"] == "complete" and first + _PER_LINE == view["tunnel"]:
+            lines.append(f"{_place('ship', at)} (at {place(view['shore'])})")
+    lines.append(_place(view["finish"], at))
+    if "chests" in view:
+        chests = view["chests"]
+        lines.append(f"Chest tokens on squares {join(map(str, chests['squares'])) or 'none'}"
+                     f" ({chests['aside']} aside).")
+    hands = ", ".join(f"{name(int(s))} {k}" for s, k in view["hand_sizes"].items())
+    lines.append(f"Cards in hand: {hands}; deck {view['deck']}; discard "
+                 f"{len(view['discard'])}.")
     if "hand" in view:
         lines.append("Your hand: " + (" ".join(view["hand"]) or "-"))
     if view["result"]:
-        lines.append(f"Game over: seat {view['result']['winners']} won "
-                     f"({view['result']['reason']})")
+        lines.append(f"Game over: {outcome(view['result'], name)}.")
     elif view["phase"] == "discard":
-        lines.append(f"Rascals: seats {view['to_act']} discard down to 7")
+        lines.append(f"Rascals: {join(name(s) for s in view['to_act'])} must discard down "
+                     "to 7 cards.")
     return "\n".join(lines)
+
+
+def _heading(view: Mapping[str, Any], name: Namer, full: Sequence[str]) -> str:
+    """"Cartagena (the escape) - Ann's turn, 1 action taken - you are Bob"."""
+    text = f"Cartagena ({_ROUTES.get(view['route'], view['route'])})"
+    if not view["result"]:
+        captain = " (the ship's captain)" if view["captain"] else ""
+        text += (f" - {possessive(name(view['active']))} turn{captain}, "
+                 f"{plural(view['actions'], 'action')} taken")
+    seat = view["seat"]
+    return text + ("" if seat is None else f" - you are {full[seat]}")
+
+
+def _pirates_at(view: Mapping[str, Any], name: Namer) -> dict[str, list[tuple[str, int]]]:
+    """Location -> whose pirates are there, how many."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for s, locations in view["pirates"].items():
+        for loc, count in locations.items():
+            found.setdefault(loc, []).append((name(int(s)), count))
+    return found
+
+
+def _square(i: int, symbol: str, at: Mapping[str, list[tuple[str, int]]]) -> str:
+    """"5 parrot (Ann, Bob 2)": a count only where a player has several pirates there."""
+    here = ", ".join(f"{who} {n}" if n > 1 else who for who, n in at.get(str(i), ()))
+    return f"{i} {symbol}" + (f" ({here})" if here else "")
+
+
+def _place(loc: str, at: Mapping[str, list[tuple[str, int]]]) -> str:
+    """A location off the squares and who is there: "Prison: Ann 6, Bob 1"."""
+    here = ", ".join(f"{who} {n}" for who, n in at.get(loc, ()))
+    return f"{capital(loc)}: {here or 'nobody'}"

@@ -9,7 +9,7 @@ so that the race works on its own). Importing does nothing else: the map is read
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
 from typing import Any
@@ -174,15 +174,31 @@ class Elfenland:
             return _war().describe_event(event, name)
         return race_text.describe(event, name)
 
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        """The result in words from the reader's side: the race's, else the war's (their
+        reasons differ, and a result names no mode)."""
+        told = race_text.describe_result(result, name)
+        war = war_module()
+        if told is None and war is not None:
+            return war.describe_result(result, name)
+        return told
+
     def result(self, state: State) -> Result | None:
         """None while running, else winners, scores and reason (§8)."""
         return _war().result(state) if _is_war(state) else race.result(state)
 
-    def render_text(self, view: Mapping[str, JSON]) -> str:
-        """Plain text of a view."""
+    def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """Plain text of a view, the players named (`names`, by seat)."""
         if view.get("mode") == "war":
-            return _war().render_text(view)
-        return race.render_text(view)
+            return _war().render_text(view, names)
+        return race.render_text(view, names)
+
+    def render_svg(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """An SVG picture of a view (the map and what the view shows), the players named."""
+        if view.get("mode") == "war":
+            return _war().render_svg(view, names)
+        from engines.elfenland.race.svg import render_svg
+        return render_svg(view, names)
 
     def default_move(self, state: State, seat: int) -> Move | None:
         """The timeout move of the seat's decision kind, or None (forfeit)."""

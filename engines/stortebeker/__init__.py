@@ -9,7 +9,7 @@ loaded on first use.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from engines.contract import (
@@ -80,8 +80,8 @@ class Stortebeker:
     def result(self, st: State) -> Result | None:
         return rules.result(st)
 
-    def render_text(self, v: Mapping[str, JSON]) -> str:
-        return view.render_text(v)
+    def render_text(self, v: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        return view.render_text(v, names)
 
     def default_move(self, st: State, seat: int) -> Move | None:
         return rules.default_move(st, seat)
@@ -97,6 +97,9 @@ class Stortebeker:
 
     def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
         return event_text.describe(event, name)
+
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe_result(result, name)
 
 
 ENGINE = Stortebeker()

@@ -16,11 +16,15 @@ from engines.sentences import (
     describe_with,
     drew_cards,
     join,
+    outcome,
     plural,
     possessive,
     resigned,
+    resigned_result,
+    scores_told,
     seat_of,
     skip,
+    stated,
 )
 
 Event = Mapping[str, Any]
@@ -140,3 +144,21 @@ TELLERS: Mapping[str, Teller] = {
 def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a Störtebeker event as the reader sees it (`Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
+
+
+#: why the game ended (rules §8)
+_ENDINGS = {"final_round_complete": "after the final round, {won}",
+            "stall_limit": "after too many turns without a capture, {won}"}
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """"After the final round, you won. Points: you 48, Ann 46, Bob 12." (the points decide);
+    a game ended by resignations names who is left. None for a reason the rules do not give."""
+    reason = str(result.get("reason"))
+    if reason == "resigned":
+        return resigned_result(result, name)
+    if reason not in _ENDINGS:
+        return None
+    points = scores_told(result, name)
+    return stated(_ENDINGS[reason].format(won=outcome(result, name))) + (
+        f" {points}" if points else "")

@@ -8,10 +8,19 @@ hidden harbour ships and the removed ships appear nowhere, not even as ids.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.contract import JSON, Event, State
+from engines.contract import JSON, Event, Namer, State
+from engines.sentences import (
+    board_namer,
+    join,
+    outcome,
+    player_names,
+    plural,
+    possessive,
+    words,
+)
 from engines.stortebeker.data import CardData
 from engines.stortebeker.state import data_of, game_round, score, track, visible_harbour
 
@@ -85,36 +94,60 @@ def view_event(event: Event, seat: int | None) -> Event | None:
     return event
 
 
-def render_text(view: Mapping[str, Any]) -> str:
-    """The sea, your hand, scores and what is asked, in a few lines."""
+#: what each decision asks for, in words
+_ASKED = {"play_cards": "play cards", "cannon_take": "take a card the cannon hit",
+          "board": "board a ship or end boarding", "counter_attack": "counter-attack or decline"}
+
+
+def render_text(view: Mapping[str, Any], names: Sequence[str] | None = None) -> str:
+    """The sea, your hand, the points and what is asked, in a few lines; `names`: the players'
+    names by seat ("Player 1", ... without them)."""
     seat = view["seat"]
-    dec = view["decision"]
-    lines = [f"Störtebeker - turn {view['turn']} (round {view['round']}), seat "
-             f"{view['active']} active" + ("" if seat is None else f" - you are seat {seat}")]
-    for slot, ship in enumerate(view["sea"]):
-        if ship is None:
-            lines.append(f"  slot {slot}: empty")
-            continue
-        needs = " ".join(f"{k}x{c}" if c > 1 else k for k, c in ship["requires"].items())
-        lines.append(f"  slot {slot}: {ship['id']} ({ship['points']} pts, defence "
-                     f"{ship['defence']}) needs {needs}")
-        for owner, side in ship["sides"].items():
-            pirates = " ".join(p.get("id") or (f"[{p['value']}]" if "value" in p else "[?]")
-                               for p in side["pirates"])
-            lines.append(f"      seat {owner}: {' '.join(side['provisions']) or '-'}"
-                         + (f" + pirates {pirates}" if pirates else ""))
+    name = board_namer(view["seats"], names, seat)
+    full = player_names(view["seats"], names)
+    lines = [f"Störtebeker - turn {view['turn']} (round {view['round']}), "
+             f"{possessive(name(view['active']))} turn"
+             + ("" if seat is None else f" - you are {full[seat]}")]
+    lines.append("At sea:")
+    for ship in view["sea"]:
+        lines += _ship_lines(ship, name)
     harbour = view["harbour"]
-    lines.append(f"Harbour: {harbour['count']} ships, next {', '.join(harbour['visible']) or '-'}"
-                 f"; deck {view['deck']}; discard {len(view['discard'])}")
-    lines.append("Scores: " + ", ".join(f"seat {s} {v['points']}" for s, v in
-                                        view["scores"].items()))
+    lines.append(f"Harbour: {plural(harbour['count'], 'ship')}, next "
+                 f"{', '.join(harbour['visible']) or '-'}; deck {view['deck']}; discard "
+                 f"{len(view['discard'])}")
+    lines.append("Points: " + ", ".join(f"{name(int(s))} {v['points']}"
+                                        for s, v in view["scores"].items()))
     if "hand" in view:
         lines.append("Your hand: " + (" ".join(view["hand"]) or "-"))
+    dec = view["decision"]
     if view["result"]:
-        winners = ", ".join(str(w) for w in view["result"]["winners"])
-        lines.append(f"Game over ({view['result']['reason']}): seat {winners} won")
+        lines.append(f"Game over: {outcome(view['result'], name)}.")
     elif dec["seat"] is not None:
-        asked = dec["kind"].replace("_", " ")
-        extra = f" (cards {dec['u']}/{dec['k']})" if "k" in dec else ""
-        lines.append(f"Now: {asked} for seat {dec['seat']}{extra}")
+        extra = f" ({dec['u']} of {plural(dec['k'], 'card')} used)" if "k" in dec else ""
+        asked = _ASKED.get(dec["kind"], words(dec["kind"]))
+        lines.append(f"Now: {possessive(name(dec['seat']))} turn to {asked}{extra}")
     return "\n".join(lines)
+
+
+def _ship_lines(ship: Mapping[str, Any] | None, name: Namer) -> list[str]:
+    """A ship at sea, what it needs, and each player's cards at it."""
+    if ship is None:
+        return ["  (an empty place)"]
+    needs = join(f"{c} {k}" if c > 1 else k for k, c in ship["requires"].items())
+    lines = [f"  {ship['id']} ({ship['points']} points, defence {ship['defence']}) needs "
+             f"{needs}"]
+    for owner, side in ship["sides"].items():
+        pirates = _pirates(side["pirates"])
+        lines.append(f"      {name(int(owner))}: {' '.join(side['provisions']) or '-'}"
+                     + (f"; pirates {pirates}" if pirates else ""))
+    return lines
+
+
+def _pirates(pirates: list[Mapping[str, Any]]) -> str:
+    """One's own pirates by id, another's revealed ones by value, the rest counted."""
+    shown = [p.get("id") or f"{p['value']} (revealed)" for p in pirates
+             if "id" in p or "value" in p]
+    hidden = sum(1 for p in pirates if "id" not in p and "value" not in p)
+    if hidden:
+        shown.append(f"{hidden} face down")
+    return ", ".join(shown)

@@ -6,7 +6,7 @@ Importing this package only builds the engine; the rules live in `rules`, the re
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from engines.contract import (
@@ -26,6 +26,7 @@ from engines.contract import (
 )
 from engines.stratego import event_text, rules
 from engines.stratego import notation as _notation
+from engines.stratego import svg as _svg
 from engines.stratego import text as _text
 from engines.stratego import view as _view
 
@@ -90,8 +91,12 @@ class Stratego:
     def result(self, state: State) -> Result | None:
         return rules.result(state)
 
-    def render_text(self, view: Mapping[str, JSON]) -> str:
-        return _text.render_text(view)
+    def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        return _text.render_text(view, names)
+
+    def render_svg(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """The board as SVG from the viewer's side, drawn from the view alone (`svg`)."""
+        return _svg.render_svg(view, names)
 
     def default_move(self, state: State, seat: int) -> Move | None:
         """None: Stratego has no default action (§4 "No passing")."""
@@ -109,6 +114,9 @@ class Stratego:
 
     def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
         return event_text.describe(event, name)
+
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe_result(result, name)
 
 
 ENGINE: Engine = Stratego()

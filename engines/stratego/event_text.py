@@ -14,9 +14,11 @@ from engines.sentences import (
     Teller,
     agree,
     describe_with,
+    possessive,
     resigned,
     seat_of,
     skip,
+    stated,
     words,
 )
 
@@ -71,3 +73,27 @@ TELLERS: Mapping[str, Teller] = {
 def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a Stratego event as the reader sees it (`Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
+
+
+#: the drawn endings (rules §8): why nobody won
+_DRAWS = {"both_immobile": "neither side could move a piece",
+          "no_battle_limit": "200 plies passed without an attack"}
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """The result from the reader's side ("You captured Bob's flag."); the scores (pieces
+    removed) are information only and go unsaid. None for a reason the rules do not give."""
+    reason = result.get("reason")
+    if reason in _DRAWS:
+        return stated(f"the game is a draw: {_DRAWS[reason]}")
+    winners = result.get("winners") or []
+    if len(winners) != 1:
+        return None
+    winner, loser = name(winners[0]), name(1 - winners[0])
+    if reason == "flag_captured":
+        return stated(f"{winner} captured {possessive(loser)} flag")
+    if reason == "no_legal_move":
+        return stated(f"{loser} could not move any piece, so {winner} won")
+    if reason == "resigned":
+        return stated(f"{winner} won: {loser} resigned")
+    return None

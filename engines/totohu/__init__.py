@@ -6,7 +6,7 @@ read on first use (`fleet.load_fleet`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from engines.contract import (
@@ -24,6 +24,7 @@ from engines.contract import (
 )
 from engines.totohu import event_text, rules, text
 from engines.totohu import notation as _notation
+from engines.totohu import svg as _svg
 from engines.totohu import view as views
 
 
@@ -86,9 +87,13 @@ class Totohu:
         """None while running, else winners, scores and reason (§8)."""
         return rules.result(state)
 
-    def render_text(self, view: Mapping[str, JSON]) -> str:
-        """Plain text of a view."""
-        return text.render_text(view)
+    def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """Plain text of a view, the players named (`names`, by seat)."""
+        return text.render_text(view, names)
+
+    def render_svg(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """The fleets as SVG ship cards, drawn from the view alone (`svg`)."""
+        return _svg.render_svg(view, names)
 
     def default_move(self, state: State, seat: int) -> Move | None:
         """A late ship choice has no default (the seat drops out: the choice is the game);
@@ -113,6 +118,10 @@ class Totohu:
     def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
         """One sentence for an event as the reader sees it (`event_text`)."""
         return event_text.describe(event, name)
+
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        """The result in words from the reader's side (`event_text`)."""
+        return event_text.describe_result(result, name)
 
 
 ENGINE = Totohu()

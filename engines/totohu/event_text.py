@@ -16,11 +16,16 @@ from engines.sentences import (
     agree,
     describe_with,
     join,
+    losers,
+    outcome,
     plural,
     possessive,
     resigned,
+    result_seats,
+    scores_told,
     seat_of,
     skip,
+    stated,
 )
 
 Event = Mapping[str, Any]
@@ -142,3 +147,31 @@ TELLERS: Mapping[str, Teller] = {
 def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a Totohu event as the reader sees it (`Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
+
+
+#: why the game ended (rules §8); a resignation names nobody: several seats may have left
+_ENDINGS = {"one_fleet_left": "only one fleet was left at sea",
+            "all_fleets_exhausted": "no fleet was left at sea",
+            "resigned": "a resignation left at most one fleet at sea"}
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """"Only one fleet was left at sea: you won. Points: you 9, Bob 7." The points (cannons and
+    barrels of the ships not sunk) decide the winner, so they are told; a solo game is won or
+    lost against the dummy. None for a reason the rules do not give."""
+    reason = str(result.get("reason"))
+    why = _ENDINGS.get(reason)
+    if why is None:
+        return None
+    solo = result_seats(result) == [0] and DUMMY in (result.get("scores") or {})
+    if solo:
+        won = f"{name(0)} beat the dummy" if result.get("winners") else "the dummy won"
+    else:
+        won = outcome(result, name)
+    lost = losers(result)
+    if reason == "resigned" and (solo or len(lost) == 1):  # the one who lost is who resigned
+        told = stated(f"{won}: {name(lost[0] if lost else 0)} resigned")
+    else:
+        told = stated(f"{why}: {won}")
+    points = scores_told(result, name, others={DUMMY: "the dummy"})
+    return told + (f" {points}" if points else "")

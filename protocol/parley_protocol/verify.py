@@ -26,6 +26,7 @@ from engines.contract import Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from parley_protocol import signing
+from parley_protocol.timeouts import TIMEOUT, is_timeout, timeout_event, timeout_result
 
 AUDIT_FORMAT = "parley-audit-v1"
 RECORD_FORMAT = "parley-record-v1"
@@ -37,7 +38,7 @@ BUNDLE_FIELDS = ("format", "game", "ruleset", "options", "platform", "seats", "s
 ENVELOPE_FIELDS = frozenset({"payload", "key_id", "signature"})
 PAYLOAD_FIELDS = frozenset({"game", "seat", "step", "move", "nonce", "issued_at"})
 DRAW_FIELDS = ("index", "seq", "step", "purpose", "kind", "params", "result")
-PLATFORM_EVENTS = ("game_started", "game_finished")
+PLATFORM_EVENTS = ("game_started", "game_finished", TIMEOUT)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -537,7 +538,8 @@ class Replay:
         if payload["step"] != step:
             self._expect(entry, "rejected", "stale_step")
             return
-        if entry["envelope"].get("key_id") == signing.SERVER_KEY_ID:
+        late = is_timeout(entry["envelope"])
+        if late:
             self._check_timeout_move(where, payload)
         rng = AuditedRng(move_key(self.seed,
                                   signing.b64url_decode(entry["envelope"]["signature"])))
@@ -552,9 +554,11 @@ class Replay:
         self._expect(entry, "applied", None)
         self._draws(rng.draws, where, step, seq)
         self._state_hash(seq, f"the state after {where}")
+        if late:  # the platform's record of a timeout action (docs/audit.md §11, §14)
+            events = [timeout_event(payload), *events]
         for event in events:
             self._event(seq, step, event)
-        self._maybe_finished(seq, step)
+        self._maybe_finished(seq, step, payload if late else None)
 
     def _check_timeout_move(self, where: str, payload: dict[str, Any]) -> None:
         """A server move under `skip` is the engine's default for that seat here, or a forfeit
@@ -632,7 +636,12 @@ class Replay:
         if self.want_events:
             self.events.append({"seq": seq, "step": step, "event": event})
 
-    def _maybe_finished(self, seq: int, step: int) -> None:
+    def _maybe_finished(self, seq: int, step: int, timeout: dict[str, Any] | None = None
+                        ) -> None:
+        """The rules' result, if the game has ended; a timeout action's (its `payload` in
+        `timeout`) as the platform records it (`parley_protocol.timeouts`)."""
         self.result = _json_copy(self.engine.result(self.state))
+        if self.result is not None and timeout is not None:
+            self.result = timeout_result(self.result, timeout)
         if self.result is not None:
             self._event(seq, step, {"type": "game_finished", "result": self.result})

@@ -32,7 +32,10 @@ from parley_protocol import signing
 from parley_protocol.verify_command import InputError, verify_files
 from parley_protocol.verify_command import add_arguments as add_verify_arguments
 
+from engines.sentences import join
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
+from service.client.roster import Roster, seat_of
+from service.notify.prose import result_sentence
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 #: how long `parley move` waits for its move to be applied or rejected, by default
@@ -290,13 +293,19 @@ def cmd_register(args: argparse.Namespace) -> int:
     _out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
          f"on {session.server}")
     _out(f"saved the token in {session.path} (mode 0600)")
+    if created.get("email") and not created.get("email_confirmed"):
+        _out(f"{created['email']} gets no game mail until you confirm it: "
+             + ("follow the link in the mail just sent to it" if created.get("confirmation_sent")
+                else f"ask for a confirmation mail later (POST /v1/players/{created['id']}"
+                     "/email/confirmation)"))
     return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the caller's games, marking those where it is their turn."""
+    """List the caller's games, marking those where it is their turn; players by name."""
     session = Session(args)
     me = session.require_player()
+    roster = Roster(session.http)
     games: list[dict[str, Any]] = []
     after = 0
     while True:
@@ -308,14 +317,17 @@ def cmd_games(args: argparse.Namespace) -> int:
     if not games:
         _out("no games yet: `parley new RULESET` creates one, `parley join GAME` joins one")
         return 0
-    _out(f"{'GAME':<16} {'RULESET':<10} {'STATUS':<9} {'STEP':>4}  {'YOU':<4} TO ACT")
+    _out(f"{'GAME':<16} {'RULESET':<11} {'STATUS':<9} {'STEP':>4}  {'TO ACT':<16} WITH")
     for g in games:
-        seat = next((p["seat"] for p in g["players"] if p["player"] == me), None)
-        you = "-" if seat is None or g["status"] in ("open", "full") else str(seat)
+        seat = seat_of(g, me)
+        name = roster.namer(g, seat)
+        to_act = join(name(s) for s in g["to_act"]) if g["status"] == "active" else "-"
+        others = [roster.name(p["player"]) for p in g["players"]
+                  if p.get("player") and p["player"] != me]
         turn = " <- your turn" if seat is not None and seat in g["to_act"] \
             and g["status"] == "active" else ""
-        _out(f"{g['id']:<16} {g['ruleset']:<10} {g['status']:<9} {g['step']:>4}  {you:<4} "
-             f"{g['to_act']}{turn}")
+        _out(f"{g['id']:<16} {g['ruleset']:<11} {g['status']:<9} {g['step']:>4}  {to_act:<16} "
+             f"{join(others) or '-'}{turn}")
     return 0
 
 
@@ -400,35 +412,50 @@ def _join(session: Session, game: str, seat: int | None) -> int:
         body["seat"] = seat
     joined = session.http.post(f"/v1/games/{game}/join", body)
     final = joined.get("seat_final", True)
-    where = f"seat {joined['seat']}" if final else "a seat (drawn when the game starts)"
+    where = _place(joined["seat"]) if final else "a seat (drawn when the game starts)"
     _out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
     if joined["status"] == "active":
-        _out(f"every seat is taken and the game has started: you hold seat {joined['seat']}; "
-             f"`parley view {game}` shows the board")
+        _out(f"every seat is taken and the game has started: you are "
+             f"{_place(joined['seat'])}; `parley view {game}` shows the board")
     return 0
 
 
+def _place(seat: int) -> str:
+    """A seat as a player reads it: "player 1 (first to move)", "player 2"."""
+    return f"player {seat + 1}" + (" (first to move)" if seat == 0 else "")
+
+
 def cmd_view(args: argparse.Namespace) -> int:
-    """Show the caller's view: the text rendering, whose turn, and the legal moves."""
+    """Show the caller's view: the board drawn with the players' names, whose turn, the
+    result in words, and the legal moves."""
     session = Session(args)
     view = session.http.get(f"/v1/games/{args.game}/view")
     if args.json:
         _write_json(view, None)
         return 0
-    if view.get("text"):
-        _out(view["text"].rstrip("\n"))
+    roster = Roster(session.http)
+    summary = roster.game(args.game)
+    engine = engine_for(summary["ruleset"])
+    names, name = roster.names(summary), roster.namer(summary, view["seat"])
+    text = view.get("text")
+    if engine is not None and view.get("state") is not None:
+        text = engine.render_text(view["state"], names)
+    if text:
+        _out(text.rstrip("\n"))
         _out()
+    to_act = join(name(s) for s in view["to_act"]) or "nobody"
     _out(f"game {view['game']}  status {view['status']}  step {view['step']}"
-         f"  ({view.get('step_kind') or '-'})  to act {view['to_act']}")
+         f"  ({view.get('step_kind') or '-'})  to act: {to_act}")
     if view.get("result"):
-        _out(f"result: {_compact(view['result'])}")
+        _out(f"result: {result_sentence(view['result'], name, int(summary['seats']), engine)}")
     if view["seat"] is None:
         _out("you watch as a spectator (you hold no seat)")
         return 0
-    mine = view["seat"] in view["to_act"]
-    _out(f"you hold seat {view['seat']}" + (": your turn" if mine else ""))
+    if view["status"] == "active":
+        mine = view["seat"] in view["to_act"]
+        _out("your turn" if mine else f"waiting for {to_act}")
     LastViews(session.path).remember(view)
-    _print_legal(view, _ruleset(session, args.game))
+    _print_legal(view, summary["ruleset"])
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Reconnects by itself when the connection drops, resuming with Last-Event-ID (the server keeps
 what happened meanwhile for ten minutes; after a longer gap it says `resync`, and the command
-says to look at the games afresh).
+says to look at the games afresh). Each update is a line in words, players by name, as the mails
+tell them (`--json` prints the frames themselves).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
-from service.client.commands import ApiError, Session, _compact, _out, _problem
+from engines.contract import Engine, Namer
+from engines.sentences import join
+from service.client.commands import ApiError, ClientError, Session, _compact, _out, _problem
+from service.client.move_input import engine_for
+from service.client.roster import Roster
+from service.notify.prose import Story, result_sentence, seat_namer
 
 #: longer than the server's keep-alive comments (15 s): a silent connection is a dead one
 READ_TIMEOUT = 45
@@ -38,25 +44,57 @@ def frames(lines: Iterator[bytes]) -> Iterator[tuple[str | None, str, Any]]:
             data.append(line[5:].lstrip())
 
 
-def render(kind: str, data: dict[str, Any]) -> str:
-    """One frame as a line a person reads."""
-    game = data.get("game", "")
-    if kind == "turn":
-        who = "your turn" if data["your_turn"] else f"waiting for seat(s) {data['to_act']}"
-        return f"{game}: {who} (step {data['step']})"
-    if kind == "finished":
-        result = data["result"]
-        return f"{game}: finished, winners {result.get('winners')} ({result.get('reason')})"
-    if kind == "event":
-        return f"{game} #{data['seq']}: {_compact(data['event'])}"
-    if kind == "resync":
-        return "(some updates were missed: look at your games afresh with `parley games`)"
-    return f"{kind}: {_compact(data)}"
+class Printer:
+    """Frames as lines a person reads: each game's players named once (`Roster`), its events
+    told in order (`Story`: a forfeit on time is told once, as what it was)."""
+
+    def __init__(self, roster: Roster | None = None) -> None:
+        self.roster = roster
+        self.stories: dict[str, Story] = {}
+
+    def line(self, kind: str, data: dict[str, Any]) -> str | None:
+        """One frame's line; None for an event not worth one."""
+        game = data.get("game", "")
+        if kind == "turn":
+            name, _, _ = self._game(data)
+            waiting = join(name(s) for s in data["to_act"]) or "nobody"
+            who = "your turn" if data["your_turn"] else f"waiting for {waiting}"
+            return f"{game}: {who} (step {data['step']})"
+        if kind == "finished":
+            name, engine, seats = self._game(data)
+            return f"{game}: finished. {result_sentence(data['result'], name, seats, engine)}"
+        if kind == "event":
+            sentence = self._story(data).sentence(data["seq"], data["event"])
+            return f"{game} #{data['seq']}: {sentence}" if sentence else None
+        if kind == "resync":
+            return "(some updates were missed: look at your games afresh with `parley games`)"
+        return f"{kind}: {_compact(data)}"
+
+    def _game(self, data: dict[str, Any]) -> tuple[Namer, Engine | None, int]:
+        """The reader's namer, the game's engine (if this client has it) and its seat count;
+        "Player N" names where the game cannot be looked up."""
+        seat = data.get("seat")
+        try:
+            if self.roster is None:
+                raise ClientError("no server to ask")
+            summary = self.roster.game(data["game"])
+        except ClientError:
+            return seat_namer([], seat), None, 0
+        return (self.roster.namer(summary, seat), engine_for(summary["ruleset"]),
+                int(summary["seats"]))
+
+    def _story(self, data: dict[str, Any]) -> Story:
+        game = data.get("game", "")
+        if game not in self.stories:
+            name, engine, _ = self._game(data)
+            self.stories[game] = Story(name, engine)
+        return self.stories[game]
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     session = Session(args)
     session.require_player()
+    printer = Printer(Roster(session.http))
     last: str | None = None
     shown = 0
     delay = 1.0
@@ -74,8 +112,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     last = eid or last
                     if kind == "ready" or (args.game and data.get("game") != args.game):
                         continue
-                    _out(_compact({"id": eid, "event": kind, "data": data}) if args.json
-                         else render(kind, data))
+                    line = _compact({"id": eid, "event": kind, "data": data}) if args.json \
+                        else printer.line(kind, data)
+                    if line is None:
+                        continue
+                    _out(line)
                     shown += 1
                     if args.count and shown >= args.count:
                         return 0

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import orjson
 from parley_protocol import signing
+from parley_protocol.timeouts import TIMEOUT, is_timeout, timeout_event, timeout_result
 
 from engines.contract import Decision, Engine, IllegalMove, Rng, key_order_free
 from engines.registry import get_engine
@@ -34,8 +35,9 @@ from service.storage.store import Command, Commit, ResolveRead, Store, now_iso
 log = logging.getLogger(__name__)
 
 SEAT_ORDERS = ("random", "joined")
-#: events the platform itself records; engines never see or redact them
-PLATFORM_EVENTS = frozenset({"game_started", "game_finished"})
+#: events the platform itself records (a late seat's `timeout`: `parley_protocol.timeouts`);
+#: engines never see or redact them
+PLATFORM_EVENTS = frozenset({"game_started", "game_finished", TIMEOUT})
 #: how many pending entries one commit resolves at most (bounds a commit's size)
 BATCH = 256
 
@@ -417,6 +419,9 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
         except IllegalMove as err:
             reject(seq, seat, step, err.code, err.message)
             continue
+        late = is_timeout(envelope)
+        if late:  # what the rules call a move, the record calls a timeout first
+            new_events = [timeout_event(payload), *new_events]
         events.extend(_event_record(seq, step, e) for e in new_events)
         draws.extend(_draw_records(rng, draw_index, step, seq))
         draw_index += len(rng.draws)
@@ -424,6 +429,8 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
         hashes.append((seq, signing.sha256_hex(dumped.encode())))
         result = engine.result(state)
         if result is not None:
+            if late:
+                result = timeout_result(dict(result), payload)
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
     decision = engine.decision(state)
     meta_update = {"applied": str(last), **_decision_fields(decision)}

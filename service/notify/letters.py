@@ -4,9 +4,10 @@ A player reads these mails instead of the API, so each one says, in words and fr
 seat: who they play with, what happened since their last turn mail (the events their seat may
 see), the board (the engine's `render_text`), whose turn it is, the deadline in the player's
 own time zone, the legal moves numbered as `parley view` numbers them, and at the end the result.
-Ids, seats and steps appear only in the footer beside the links. The subject is the same for
-every mail of a game to one player, so mail clients keep the game in one conversation; the
-threading headers are set by `service.notify.mail.compose` (docs/notifications.md "Mail").
+Players are named, never numbered by seat (the board gets their names too); ids and steps appear
+only in the footer beside the links. The subject is the same for every mail of a game to one
+player, so mail clients keep the game in one conversation; the threading headers are set by
+`service.notify.mail.compose` (docs/notifications.md "Mail").
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engines.contract import Engine
+from engines.sentences import join
 from service.client.move_input import label
 from service.config import Config
 from service.domain import notices
@@ -72,7 +74,7 @@ def subject_of(game: Game, names: Sequence[str], pid: str) -> str:
     others = list(dict.fromkeys(n for p, n in zip(game.players, names, strict=True)
                                 if p != pid))
     title = game.engine.title
-    return f"Parley: {title} with {prose.join(others)}" if others else f"Parley: {title}"
+    return f"Parley: {title} with {join(others)}" if others else f"Parley: {title}"
 
 
 def time_zone(player: dict[str, str]) -> ZoneInfo:
@@ -100,7 +102,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     others = [n for i, n in enumerate(names) if i != seat]
     seat_name = prose.seat_namer(names, seat)
     title, zone = engine.title, time_zone(player)
-    with_whom = f"{title} with {prose.join(others)}" if others else title
+    with_whom = f"{title} with {join(others)}" if others else title
     due = _deadline(game)
     due_text = when(due, zone) if due is not None and game.status == "active" else None
 
@@ -118,7 +120,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     else:
         lines.append(f"Your game of {with_whom} has ended.")
     if kind == notices.GAME_FINISHED and result:
-        lines += ["", prose.result_sentence(result, seat_name, game.seats)]
+        lines += ["", *_wrapped(prose.result_sentence(result, seat_name, game.seats, engine))]
 
     told, story, skipped = _story(store, game, seat, seat_name, after)
     if story:
@@ -128,7 +130,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
         lines += [f"- {sentence}" for sentence in story]
 
     asked = kind in _ASKED_TO_MOVE
-    lines += _position(store, game, seat, seat_name, due_text, asked, reply)
+    lines += _position(store, game, seat, names, due_text, asked, reply)
     lines += ["", *_footer(config, game, notice)]
     text = "\n".join(lines) + "\n"
     return Letter(subject_of(game, names, pid), text, _html(text), told)
@@ -154,9 +156,8 @@ def answer(store: Store, config: Config, game: Game | None, seat: int | None,
         due = _deadline(game)
         due_text = when(due, time_zone(player)) if due is not None and \
             game.status == "active" else None
-        lines += _position(store, game, seat, prose.seat_namer(names, seat), due_text,
-                           True, reply)
-        lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), seat {seat}, step {game.step}",
+        lines += _position(store, game, seat, names, due_text, True, reply)
+        lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), step {game.step}",
                   f"Game:  {config.BASE_URL}/v1/games/{game.id}"]
     else:
         lines += ["", "The games where it is your turn: "
@@ -177,9 +178,9 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
         names = names_of(store, game)
         others = [name for i, name in enumerate(names) if i != seat]
         due = _deadline(game)
-        lines += ["", f"== {n}. {game.engine.title} with {prose.join(others)} "
+        lines += ["", f"== {n}. {game.engine.title} with {join(others)} "
                       f"(game {game.id}) =="]
-        lines += _position(store, game, seat, prose.seat_namer(names, seat),
+        lines += _position(store, game, seat, names,
                            when(due, zone) if due is not None else None, True, reply,
                            own_mail=len(waiting) == 1)
     lines += ["", "-- ", "You get one digest a day instead of a mail per turn: change it with "
@@ -188,19 +189,20 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
     return Letter(f"Parley: your move in {count}", text, _html(text), 0)
 
 
-def _position(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer,
+def _position(store: Store, game: Game, seat: int, names: Sequence[str],
               due_text: str | None, asked: bool, reply: str | None,
               own_mail: bool = True) -> list[str]:
-    """The board from this seat, whose turn, the deadline and, when the seat is asked to
-    move, its legal moves and how to play one (by mail to `reply` when given: as a reply to
-    this mail if it is the mail's own reply address, `own_mail`)."""
+    """The board from this seat (drawn with the players' names), whose turn, the deadline
+    and, when the seat is asked to move, its legal moves and how to play one (by mail to
+    `reply` when given: as a reply to this mail if it is the mail's own reply address,
+    `own_mail`)."""
     engine = game.engine
     state = reads_of(store, game).state(game.id) if game.status != "open" else None
     lines: list[str] = []
     if state is not None:
-        lines += ["", engine.render_text(engine.view(state, seat)).rstrip()]
+        lines += ["", engine.render_text(engine.view(state, seat), names).rstrip()]
     if game.status == "active":
-        lines += ["", _whose_turn(game, seat, seat_name)]
+        lines += ["", _whose_turn(game, seat, prose.seat_namer(names, seat))]
         if due_text:
             lines.append(f"Deadline: {due_text}.")
         if state is not None and seat in game.to_act and asked:
@@ -214,17 +216,24 @@ def _deadline(game: Game) -> float | None:
 
 
 def _timeout_action(game: Game) -> str:
+    """What the deadline did: a lost clock is a forfeit (or, under `skip`, a default move),
+    not a resignation."""
     policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
     if policy == "skip":
-        return "The server took the game's default action for you (or resigned where it has none)."
-    return "By the game's time control you forfeit: the server resigned for you."
+        return ("The server played the game's default move for you; where the game has none, "
+                "you forfeit.")
+    return "By the game's time control you forfeit the game."
+
+
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, break_on_hyphens=False) or [text]
 
 
 def _whose_turn(game: Game, seat: int, seat_name: prose.SeatNamer) -> str:
     if not game.to_act:
         return "Nobody is to move."
     names = [seat_name(s) for s in sorted(game.to_act, key=lambda s: s != seat)]
-    return "Your move." if names == ["you"] else f"To move: {prose.join(names)}."
+    return "Your move." if names == ["you"] else f"To move: {join(names)}."
 
 
 def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, after: int
@@ -236,6 +245,7 @@ def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, afte
     story: deque[str] = deque(maxlen=EVENTS_TOLD)
     total = 0
     reads = reads_of(store, game)  # a finished game: one record, in Redis or the archive
+    teller = prose.Story(seat_name, engine)
     while True:
         page = reads.events(game.id, told, _PAGE)
         for eid, rec in page:
@@ -243,7 +253,7 @@ def _story(store: Store, game: Game, seat: int, seat_name: prose.SeatNamer, afte
             event = rec["event"]
             if not game.finished and event.get("type") not in PLATFORM_EVENTS:
                 event = engine.view_event(event, seat)
-            sentence = prose.describe(event, seat_name, engine) if event else None
+            sentence = teller.sentence(rec["seq"], event)
             if sentence:
                 story.append(sentence)
                 total += 1
@@ -287,8 +297,7 @@ def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str,
 def _footer(config: Config, game: Game, notice: dict[str, Any]) -> list[str]:
     base = f"{config.BASE_URL}/v1/games/{game.id}"
     lines = ["-- ",
-             f"Game {game.id} ({game.ruleset}), seat {notice['seat']}, step {notice['step']}, "
-             f"{notice['type']}",
+             f"Game {game.id} ({game.ruleset}), step {notice['step']}, {notice['type']}",
              f"Game:  {base}", f"View:  {base}/view",
              f"Moves: POST {base}/moves (signed envelope)"]
     if game.finished:

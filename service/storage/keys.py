@@ -91,8 +91,29 @@ def mail_thread_key(pid: str, gid: str) -> str:
 
 
 def email_key(address: str) -> str:
-    """The player registered with this mail address (lower-cased): whom a reply may answer."""
+    """The player who confirmed this mail address (lower-cased): whom a reply may answer."""
     return f"email:{address}"
+
+
+def confirm_token_key(digest: str) -> str:
+    """String: JSON {"player", "address"}, what an address confirmation link confirms (by the
+    SHA-256 of its token; the token itself is never stored)."""
+    return f"confirmtoken:{digest}"
+
+
+def confirm_sent_key(address: str) -> str:
+    """Set while no other confirmation mail may go to this address (lower-cased)."""
+    return f"confirmsent:{address}"
+
+
+def confirms_key(address: str) -> str:
+    """Counter of the confirmation mails sent to this address (lower-cased) today."""
+    return f"confirms:{address}"
+
+
+def player_confirms_key(pid: str) -> str:
+    """Counter of the confirmation mails sent for this player today."""
+    return f"player:{pid}:confirms"
 
 
 def reply_token_key(digest: str) -> str:

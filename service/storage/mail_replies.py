@@ -1,5 +1,6 @@
-"""The records behind moves made by mail reply: reply tokens, the address index, the digest
-schedule and the answer budget (docs/notifications.md "Moves by reply").
+"""The records behind moves made by mail reply: reply tokens, the address index (confirmed
+addresses only), the digest schedule and the answer budget (docs/notifications.md "Moves by
+reply").
 
 Single-key commands only: none of these keys belongs to a game's slot.
 """
@@ -7,6 +8,7 @@ Single-key commands only: none of these keys belongs to a game's slot.
 from __future__ import annotations
 
 from service.storage.keys import DIGESTS_KEY, answers_key, email_key, reply_token_key
+from service.storage.scripts import UNINDEX_ADDRESS
 from service.storage.store import Store
 
 
@@ -19,12 +21,19 @@ def token_record(store: Store, digest: str) -> str | None:
 
 
 def index_email(store: Store, address: str, pid: str) -> None:
-    """The first player registered with an address keeps it (answers go to the address
-    anyway, so which of two such players it names does not matter)."""
+    """Called when a player confirms an address (service/notify/confirmation.py): the first
+    to confirm it keeps it while it is theirs (answers go to the address anyway, so which of
+    two such players it names does not matter). No unconfirmed address is ever indexed."""
     store.r.set(email_key(address.lower()), pid, nx=True)
 
 
+def unindex_email(store: Store, address: str, pid: str) -> None:
+    """The address is no longer the player's: it leaves the index if it named them."""
+    store.r.eval(UNINDEX_ADDRESS, 1, email_key(address.lower()), pid)
+
+
 def player_for_email(store: Store, address: str) -> str | None:
+    """The player whose confirmed address this is (the address index), or None."""
     return store.r.get(email_key(address.lower()))
 
 

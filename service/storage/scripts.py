@@ -1,12 +1,13 @@
 """Every Lua script Parley runs, in one place: what each reads and writes, and its replies.
 
-Each script touches the keys of one game (`KEYS` share the game's hash tag, see `keys`) or the
-resolve queue's two keys, so it runs on one node of a cluster. The exceptions are the live
-feeds' (players' feeds and the `parley:live` set): a game's opening and commit scripts touch
-them only when the feeds share the store's Redis, never a cluster's (`Store.feeds_ride`), and
-APPEND_FEEDS runs on the feeds' own Redis. The store (`service.storage.store`), the resolve
-queue (`service.storage.resolve_queue`) and the notification records
-(`service.storage.notify_records`) register them.
+Each script touches the keys of one game (`KEYS` share the game's hash tag, see `keys`), the
+resolve queue's two keys, or one key of a player's, so it runs on one node of a cluster. The
+exceptions are the live feeds' (players' feeds and the `parley:live` set): a game's opening and
+commit scripts touch them only when the feeds share the store's Redis, never a cluster's
+(`Store.feeds_ride`), and APPEND_FEEDS runs on the feeds' own Redis. The store
+(`service.storage.store`), the resolve queue (`service.storage.resolve_queue`), the
+notification records (`service.storage.notify_records`) and the address records
+(`service.storage.address_records`) register them.
 """
 
 # ---- the resolve queue's drainers -----------------------------------------------------------
@@ -600,4 +601,33 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
+"""
+
+# ---- players' mail addresses (service.storage.address_records) -------------------------------
+
+# KEYS: the player's hash; ARGV: the new address ('' for none)
+# -> the confirmed address it replaces (or nil); the new one waits for confirmation
+CHANGE_ADDRESS = """
+local old = redis.call('HGET', KEYS[1], 'email')
+redis.call('HDEL', KEYS[1], 'email', 'email_pending')
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'email_pending', ARGV[1]) end
+return old
+"""
+
+# KEYS: the player's hash; ARGV: the address a link confirms
+# -> 1 it is the player's confirmed address now (or was already) | 0 it is not theirs any more
+CONFIRM_ADDRESS = """
+if redis.call('HGET', KEYS[1], 'email_pending') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'email', ARGV[1])
+  redis.call('HDEL', KEYS[1], 'email_pending')
+  return 1
+end
+if redis.call('HGET', KEYS[1], 'email') == ARGV[1] then return 1 end
+return 0
+"""
+
+# KEYS: an address index entry; ARGV: a player id -> 1 the entry named that player and is gone
+UNINDEX_ADDRESS = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """

@@ -3,6 +3,7 @@ by mail reply, and the daily digest."""
 
 from __future__ import annotations
 
+from tests.notify.conftest import confirm
 from tests.players import TestPlayer
 
 
@@ -30,6 +31,9 @@ def test_mail_moves_and_the_digest_are_settings_of_their_own(client) -> None:
     resp = client.post("/v1/players", json=ann.registration(email="ann@example.org"))
     pid, auth = resp.get_json()["id"], {"Authorization": f"Bearer {resp.get_json()['token']}"}
     store = client.application.extensions["parley_store"]
+    resp = client.patch(f"/v1/players/{pid}", json={"time_zone": "UTC"}, headers=auth)
+    assert resp.get_json()["mail_moves"] is False  # not before the address is confirmed
+    confirm(client, "ann@example.org")
     resp = client.patch(f"/v1/players/{pid}", json={"mail_digest": "daily", "digest_hour": 7},
                         headers=auth)
     assert resp.get_json() == {"id": pid, "time_zone": "UTC", "mail_moves": True,

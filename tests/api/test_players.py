@@ -98,6 +98,44 @@ def test_names_with_control_characters_are_refused(client) -> None:
     assert resp.status_code == 422 and "email" in resp.get_json()["errors"]["json"]
 
 
+def test_names_that_disguise_text_are_refused(client) -> None:
+    """Bidi controls reorder what a mail or terminal shows ("Eve\u202egnp.exe"); an
+    encoded-word would be decoded into something else by a mail reader that shows a header."""
+    for name in ("Eve\u202egnp.exe", "a\u202ab", "a\u202bb", "a\u202cb", "a\u202db",
+                 "a\u2066b\u2069", "a\u2067b", "a\u2068b", "\u200eX", "X\u200f",
+                 "=?utf-8?q?Admin?=", "Ann =?UTF-8?B?QWRtaW4=?= Lee"):
+        resp = client.post("/v1/players", json=TestPlayer(name).registration())
+        assert resp.status_code == 422 and resp.get_json()["code"] == "invalid_request", name
+        assert "name" in resp.get_json()["errors"]["json"], name
+    for name in ("Ann = Bob?", "x=?", "?=y", "שלום", "أحمد"):  # right-to-left script is fine
+        resp = client.post("/v1/players", json=TestPlayer(name).registration())
+        assert resp.status_code == 201, (name, resp.get_json())
+
+
+def test_the_servers_own_addresses_are_refused(app, client) -> None:
+    """Mail to the server's From address or its reply domain would come back to the server
+    (by default both are at `localhost`)."""
+    for address in ("parley@localhost", "PARLEY@LocalHost", "move-abcdefghijklmnopqrstuvwxyz"
+                    "@localhost", "anyone@localhost"):
+        resp = client.post("/v1/players", json=TestPlayer("eve").registration(email=address))
+        assert resp.status_code == 422 and resp.get_json()["code"] == "invalid_request", address
+        assert "email" in resp.get_json()["errors"]["json"], address
+    settings = app.config["PARLEY"]
+    settings.MAIL_FROM, settings.MAIL_REPLY_DOMAIN = "Parley <parley@example.org>", \
+        "games.example.org"
+    ann = TestPlayer("ann").register(client)
+    for address in ("parley@example.org", "move-x@games.example.org", "x@GAMES.example.org"):
+        resp = client.put(f"/v1/players/{ann.id}/email", json={"email": address},
+                          headers=ann.auth)
+        assert resp.status_code == 422 and "email" in resp.get_json()["errors"]["json"], address
+        resp = client.post("/v1/players", json=TestPlayer("eve").registration(email=address))
+        assert resp.status_code == 422, address
+    for address in ("ann@example.org", "x@mail.games.example.org"):  # others at that domain
+        resp = client.put(f"/v1/players/{ann.id}/email", json={"email": address},
+                          headers=ann.auth)
+        assert resp.status_code == 200, (address, resp.get_json())
+
+
 def test_webhook_urls_with_control_characters_are_refused(client) -> None:
     ann = TestPlayer("ann").register(client)
     for url in ("http://8.8.8.8/a\r\nX: y", "http://8.8.8.8/a b", "http://8.8.8.8/\x00"):

@@ -53,7 +53,9 @@ def test_a_game_from_the_command_line(server, tmp_path: Path) -> None:
         key = cli.config.parent / "key.pem"
         assert _mode(key) == 0o600
         assert "--force" in cli.run("keygen", ok=False).stderr  # never overwritten silently
-        cli.out("register", name, "--email", f"{name}@example.org", "--server", server.url)
+        registered = cli.out("register", name, "--email", f"{name}@example.org", "--server",
+                             server.url)
+        assert f"{name}@example.org gets no game mail until you confirm it" in registered
         assert _mode(cli.config) == 0o600
         config = json.loads(cli.config.read_text())
         assert config["server"] == server.url and config["token"].startswith("pt_")

@@ -1,6 +1,7 @@
 """Deadlines with real parts: `parley web`, `parley worker` processes (RQ scheduler), an SMTP
 server and a webhook receiver on loopback. A seat that lets its time run out is reminded, then
-forfeits, even when the worker holding the scheduled jobs is killed meanwhile."""
+forfeits, even when the worker holding the scheduled jobs is killed meanwhile; the game ends on
+time, and says so in the result, the mail and the verified record."""
 
 from __future__ import annotations
 
@@ -8,24 +9,28 @@ import pytest
 from parley_protocol.verify import verify_bundle
 from standardwebhooks import Webhook
 
-from tests.notify.conftest import notify_env, receiver, smtp  # noqa: F401  (fixtures)
+from tests import confirming
+from tests.notify.conftest import Mailbox, notify_env, receiver, smtp  # noqa: F401  (fixtures)
 from tests.players import TestPlayer
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
 
-def _register(server, name: str, address: str) -> TestPlayer:
+def _register(server, box: Mailbox, name: str, address: str) -> TestPlayer:
+    """Registered, and the address confirmed by the link of the mail the worker sent."""
     player = TestPlayer(name)
     body = server.post("/v1/players", json=player.registration(email=address)).json()
     player.id, player.key_id, player.token = body["id"], body["key_id"], body["token"]
+    mail = wait_until(lambda: box.take_confirmation(address), 10, "the confirmation mail")
+    assert confirming.follow(server.http, confirming.link_of(mail))["email_confirmed"]
     return player
 
 
 def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receiver,  # noqa: F811
                                                        server) -> None:
-    ann = _register(server, "ann", "ann@example.org")
-    bob = _register(server, "bob", "bob@example.org")
+    ann = _register(server, smtp, "ann", "ann@example.org")
+    bob = _register(server, smtp, "bob", "bob@example.org")
     hook = server.post(f"/v1/players/{bob.id}/webhooks", headers=bob.auth, json={
         "url": receiver.url,
         "types": ["deadline.reminder", "deadline.timeout", "game.finished"]}).json()
@@ -56,6 +61,7 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     final = wait_until(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "finished"
                        and s, 30, "the forfeit")
     assert final["result"]["winners"] == [0] and final["deadline"] is None
+    assert final["result"]["reason"] == "timeout"
     wait_until(lambda: any(m["X-Parley-Event"] == "game.finished"
                            for m in smtp.to("bob@example.org")), 10,
                "the end mail")
@@ -65,6 +71,9 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     assert bob_kinds.count("deadline.timeout") == 1
     assert "deadline.reminder" not in ann_kinds and "deadline.timeout" not in ann_kinds
     assert ann_kinds.count("game.finished") == 1
+    bob_end = next(m for m in smtp.to("bob@example.org") if m["X-Parley-Event"] ==
+                   "game.finished").get_body(preferencelist=("plain",)).get_content()
+    assert "Ann won: you ran out of time." in bob_end and "resign" not in bob_end
 
     wait_until(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
     verifier = Webhook(hook["secret"])
@@ -74,6 +83,10 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     bundle = server.get(f"/v1/games/{gid}/audit").json()
     report = verify_bundle(bundle)
     assert report.ok, report.render()
+    record = server.get(f"/v1/games/{gid}/record").json()
+    assert {"type": "timeout", "seat": 1, "forfeit": True} in [e["event"] for e in
+                                                               record["events"]]
+    assert verify_bundle(record).ok
     forfeits = [e for e in bundle["entries"] if e["envelope"]["key_id"] == "server"]
     assert len(forfeits) == 1 and forfeits[0]["status"] == "applied"
     assert forfeits[0]["envelope"]["payload"]["seat"] == 1

@@ -217,7 +217,7 @@ def test_parley_watch_prints_the_feed(server, tmp_path) -> None:
     out, _ = watch.communicate(timeout=30)
     lines = out.splitlines()
     assert watch.returncode == 0 and len(lines) == 4, out
-    assert lines[0].startswith(f"{gid} #1: ") and "setup_submitted" in lines[0]
+    assert lines[0] == f"{gid} #1: You submitted a setup."
     assert lines[-1] == f"{gid}: your turn (step 1)"
 
 

@@ -126,6 +126,14 @@ def test_an_unknown_event_type_is_left_to_the_platform(ruleset: str) -> None:
     assert engine.describe_event({"type": "no_such_event", "seat": 0}, _namer(0, 2)) is None
 
 
+@pytest.mark.parametrize("ruleset", available())
+def test_an_unknown_result_reason_and_a_timeout_are_left_to_the_platform(ruleset: str) -> None:
+    engine = get_engine(ruleset)
+    for reason in ("no_such_reason", "timeout"):
+        result = {"winners": [0], "scores": {"0": 1, "1": 0}, "reason": reason}
+        assert engine.describe_result(result, _namer(0, 2)) is None
+
+
 def _told(ruleset: str, event: dict, reader: int, seats: int = 3) -> str | None:
     """The sentence `reader` gets for `event` as its view shows it (None: not shown)."""
     engine = get_engine(ruleset)

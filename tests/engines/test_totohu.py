@@ -888,19 +888,19 @@ def test_render_text() -> None:
     state = game(3, blind=True, hidden_treasure=True)
     play(state, 0, "m1", hide=True)
     text = E.render_text(E.view(state, 0))
-    assert "round 1" in text and "Seat 0 (you)" in text
+    assert "round 1" in text and "Player 1 (you)" in text
     assert "your choice this round: m1 (hide)" in text
-    assert "Seat 1: active, not chosen; fleet hidden." in text
+    assert "Player 2: active, not chosen; fleet hidden." in text
     assert "hold 0/1" in text
     other = E.render_text(E.view(state, 1))
-    assert "m1 (hide)" not in other and "Seat 0: active, chosen; fleet hidden." in other
+    assert "m1 (hide)" not in other and "Player 1: active, chosen; fleet hidden." in other
     solo = game(1)
     for _ in range(3):
         play(solo, 0, "h", rng=ScriptedRng([6, 1, 2, 3, 4, 5]))
     text = E.render_text(E.view(solo, None))
     assert "Dummy: active" in text and "Last reveal:" in text
     send(solo, 0, {"type": "resign"})
-    assert "Game over (resigned): nobody won." in E.render_text(E.view(solo, 0))
+    assert "Game over: the dummy won." in E.render_text(E.view(solo, 0))
 
 
 # --------------------------------------------------------------------------- random playouts

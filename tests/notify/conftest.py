@@ -20,6 +20,7 @@ from rq.job import Job
 
 from service.config import Config
 from service.ops.embedded_redis import free_port
+from tests import confirming
 from tests.players import TestPlayer
 
 
@@ -39,6 +40,18 @@ class Mailbox:
     def to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.messages if m["To"] == address]
 
+    def take_confirmation(self, address: str) -> EmailMessage | None:
+        """The latest confirmation mail to `address`, taken out of the box."""
+        for i in reversed(range(len(self.messages))):
+            if confirming.is_confirmation(self.messages[i], address):
+                del self.envelopes[i]
+                return self.messages.pop(i)
+        return None
+
+
+#: the running test SMTP servers' boxes by PARLEY_SMTP_URL: where `confirm` finds the mail
+MAILBOXES: dict[str, Mailbox] = {}
+
 
 @pytest.fixture
 def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mailbox]:
@@ -47,8 +60,11 @@ def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mailbox]:
     port = free_port()
     controller = Controller(box, hostname="127.0.0.1", port=port)
     controller.start()
-    monkeypatch.setenv("PARLEY_SMTP_URL", f"smtp://127.0.0.1:{port}")
+    url = f"smtp://127.0.0.1:{port}"
+    monkeypatch.setenv("PARLEY_SMTP_URL", url)
+    MAILBOXES[url] = box
     yield box
+    MAILBOXES.pop(url, None)
     controller.stop()
 
 
@@ -148,7 +164,10 @@ def work(napp):
     return run
 
 
-def register(client: Any, name: str, email_address: str | None = None) -> TestPlayer:
+def register(client: Any, name: str, email_address: str | None = None,
+             confirmed: bool = True) -> TestPlayer:
+    """A new player; with an address, confirmed as its owner does it (`confirm`) unless
+    `confirmed` is False."""
     player = TestPlayer(name)
     body: dict[str, Any] = player.registration()
     if email_address:
@@ -157,7 +176,24 @@ def register(client: Any, name: str, email_address: str | None = None) -> TestPl
     assert resp.status_code == 201, resp.get_json()
     data = resp.get_json()
     player.id, player.key_id, player.token = data["id"], data["key_id"], data["token"]
+    if email_address and confirmed:
+        confirm(client, email_address)
     return player
+
+
+def confirm(client: Any, address: str) -> None:
+    """Confirm `address` as its owner does: a real worker runs the queued jobs (the
+    confirmation mail's among them), the mail is taken from the box it reached (the test SMTP
+    server's, or else the Maildir outbox) and its link followed through `client`."""
+    app = client.application
+    queue = app.extensions["parley_queue"]
+    SimpleWorker([queue], connection=queue.connection).work(burst=True, logging_level="WARNING")
+    assert not queue.failed_job_registry.get_job_ids()
+    box = MAILBOXES.get(app.config["SMTP_URL"])
+    msg = box.take_confirmation(address) if box else \
+        confirming.take_from_maildir(app.config["OUTBOX_DIR"], address)
+    assert msg is not None, f"no confirmation mail to {address}"
+    assert confirming.follow(client, confirming.link_of(msg))["email_confirmed"] is True
 
 
 def start_game(client: Any, players: list[TestPlayer], ruleset: str = "stratego",

@@ -1,12 +1,25 @@
-"""Deadline jobs called directly: a past step is left alone; a timeout acts once."""
+"""Deadline jobs called directly: a past step is left alone; a timeout acts once, and is
+recorded, told and verified as a timeout, not as a resignation."""
 
 from __future__ import annotations
+
+import copy
+
+from parley_protocol.verify import verify_bundle
 
 from tests.notify.conftest import register, start_game
 from workers import notify
 
 DUEL = {"army": "duel", "seat_order": "joined"}
 SLOW = {"seconds_per_move": 3600, "reminder_fraction": 0.25, "on_timeout": "forfeit"}
+
+
+def _text(msg) -> str:
+    return msg.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+
+
+def _events(client, gid) -> list[dict]:
+    return [e["event"] for e in client.get(f"/v1/games/{gid}/events").get_json()["events"]]
 
 
 def _setup(client, gid, player, seat):
@@ -63,10 +76,39 @@ def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smt
     assert notify.deadline_job(gid, 0, "timeout") == "timed_out"  # the same envelope again
     work()
     summary = nclient.get(f"/v1/games/{gid}").get_json()
-    assert summary["status"] == "finished" and summary["result"]["winners"] == [0]
+    assert summary["status"] == "finished"
+    assert summary["result"] == {"winners": [0], "scores": {"0": 0, "1": 0}, "reason": "timeout"}
     audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
     assert [e["envelope"]["key_id"] for e in audit["entries"]] == [ann.key_id, "server"]
     assert sum(m["X-Parley-Event"] == "deadline.timeout" for m in smtp.messages) == 1
+    # the record says what happened: Bob ran out of time; the rules' own events follow
+    # unchanged (to the rules a forfeit is a resignation), then the platform's result
+    assert _events(nclient, gid)[-4:] == [
+        {"type": "timeout", "seat": 1, "forfeit": True}, {"type": "resigned", "seat": 1},
+        {"type": "game_over", "result": {**summary["result"], "reason": "resigned"}},
+        {"type": "game_finished", "result": summary["result"]}]
+    timed_out = next(m for m in smtp.to("bob@example.org")
+                     if m["X-Parley-Event"] == "deadline.timeout")
+    assert "You ran out of time in Stratego with ann. By the game's time control you " \
+           "forfeit the game." in _text(timed_out)
+    ann_end, bob_end = (_text(next(m for m in smtp.to(a) if m["X-Parley-Event"] ==
+                                   "game.finished")) for a in ("ann@example.org",
+                                                               "bob@example.org"))
+    assert "\nYou won: bob ran out of time.\n" in ann_end
+    assert "\nAnn won: you ran out of time.\n" in bob_end  # a sentence starts with a capital
+    assert "\n- Bob ran out of time and forfeited.\n" in ann_end
+    assert "\n- You ran out of time and forfeited.\n" in bob_end
+    assert "resigned" not in ann_end and "resigned" not in bob_end
+    # the verifier re-creates the reason and the event from the server-signed entry alone
+    record = nclient.get(f"/v1/games/{gid}/record").get_json()
+    report = verify_bundle(record)
+    assert report.ok, report.failure
+    claimed = copy.deepcopy(record)
+    claimed["audit"]["result"]["reason"] = "resigned"
+    assert "result: the bundle says" in verify_bundle(claimed).failure
+    untold = copy.deepcopy(record)
+    untold["events"] = [e for e in untold["events"] if e["event"]["type"] != "timeout"]
+    assert verify_bundle(untold).failure.startswith("events: event")
 
 
 def test_skip_without_an_engine_default_forfeits(nclient, napp, work) -> None:
@@ -82,7 +124,8 @@ def test_skip_without_an_engine_default_forfeits(nclient, napp, work) -> None:
              for e in audit["entries"]]
     # both seats were late: seat 0's forfeit ends the game, seat 1's comes too late
     assert moves == [(0, {"type": "resign"}, "applied"), (1, {"type": "resign"}, "rejected")]
-    assert audit["result"]["winners"] == [1]
+    assert audit["result"]["winners"] == [1] and audit["result"]["reason"] == "timeout"
+    assert verify_bundle(audit).ok
 
 
 def test_a_late_totohu_seat_drops_out_and_the_others_play_on(nclient, napp, work) -> None:
@@ -102,3 +145,8 @@ def test_a_late_totohu_seat_drops_out_and_the_others_play_on(nclient, napp, work
     summary = nclient.get(f"/v1/games/{gid}").get_json()
     assert summary["status"] == "active" and summary["step"] > step
     assert 2 not in summary["to_act"]
+    # the game goes on, and everyone may read who ran out of time
+    seen = nclient.get(f"/v1/games/{gid}/events", headers=players[0].auth).get_json()
+    timeouts = [e for e in seen["events"] if e["event"]["type"] == "timeout"]
+    assert [(e["step"], e["event"]) for e in timeouts] == [
+        (step, {"type": "timeout", "seat": 2, "forfeit": True})]

@@ -81,13 +81,15 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
     assert "- You submitted a setup." in text and "- Bob submitted a setup." in text
     assert "\nYour move.\n" in text
     assert f"Deadline: {_deadline(nclient, gid, 'Europe/Berlin')}." in text
-    assert view["text"].rstrip() in text
+    assert STRATEGO.render_text(view["state"], ["Ann", "Bob"]).rstrip() in text
+    assert "Ann (Red) to move - you are Ann (Red)" in text
     assert 0 < len(view["legal_moves"]) <= 40
     listed = [f"  {i:>3}  {STRATEGO.format_move(m)}" for i, m in enumerate(view["legal_moves"])]
     assert "\n".join(["Your legal moves:", *listed]) in text
     assert f"  {len(listed):>3}  " not in text  # nothing beyond the view's list
     assert "seat " not in story and "step " not in story  # ids only in the footer
-    assert f"{gid} (stratego), seat 0, step 1," in text.split("\n-- \n")[1]
+    assert "seat " not in text  # players by name, not by seat number, footer included
+    assert f"{gid} (stratego), step 1, turn.started" in text.split("\n-- \n")[1]
 
     # a few plies, each told to the other player in a sentence
     played = []

@@ -11,7 +11,9 @@ from typing import Any
 
 from parley_protocol.verify import verify_bundle
 
+from engines.registry import get_engine
 from service.domain.chain import append_server_move, server_envelope
+from service.notify.prose import Story, seat_namer
 from service.storage.resolve_queue import wake
 from tests.notify.conftest import register, start_game
 from workers import notify
@@ -58,6 +60,16 @@ def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work) -> 
     work()
     after = nclient.get(f"/v1/games/{gid}").get_json()
     assert after["status"] == "active" and after["step"] > summary["step"]
+    # recorded as a timeout, then the default move the server played, told as such
+    events = nclient.get(f"/v1/games/{gid}/events").get_json()["events"]
+    at = [e for e in events if e["step"] == summary["step"]]
+    assert at[0]["event"] == {"type": "timeout", "seat": late, "forfeit": False}
+    story = Story(seat_namer(["Ann", "Bob", "Cy"], 0), get_engine("totohu"))
+    told = [story.sentence(e["seq"], e["event"]) for e in at[:2]]
+    who = ["You", "Bob", "Cy"][late]
+    assert told[0] == (f"{who} ran out of time; the server played the game's default move "
+                       f"for {who.lower() if late == 0 else who}.")
+    assert told[1].startswith(f"{who} ordered the encounters: ")
     audit = _finish(nclient, work, gid, players)
     server = [e for e in audit["entries"] if e["envelope"]["key_id"] == "server"]
     assert [(e["envelope"]["payload"]["seat"], e["envelope"]["payload"]["move"], e["status"])
@@ -65,6 +77,9 @@ def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work) -> 
                                   "applied")]
     report = verify_bundle(audit)
     assert report.ok, report.failure
+    record = nclient.get(f"/v1/games/{gid}/record").get_json()
+    assert audit["result"]["reason"] == "resigned"  # ended by the players, not by the clock
+    assert verify_bundle(record).ok  # its events, the timeout among them, are the replay's
 
 
 def test_a_server_move_that_is_not_the_default_fails_verification(nclient, napp, work) -> None:

@@ -20,12 +20,16 @@ from engines.sentences import (
     a,
     describe_with,
     join,
+    outcome,
     place,
     plural,
     possessive,
     resigned,
+    resigned_result,
+    scores_told,
     seat_of,
     skip,
+    stated,
     tally,
     words,
 )
@@ -282,3 +286,22 @@ TELLERS: Mapping[str, Teller] = {
 def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a race event as the reader sees it (`Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
+
+
+#: why the race ended (rules "End and scoring")
+_ENDINGS = {"rounds_complete": "after the last round, {won}",
+            "all_towns_collected": "a player collected every town piece, which ended the game: "
+                                   "{won}"}
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """"After the last round, you won. Score: you 15, Bob 15, Carol 12." (the score, town
+    pieces less any destination distance, decides). None for a reason the race does not give
+    (the war's are the war's)."""
+    reason = str(result.get("reason"))
+    if reason == "resigned":
+        return resigned_result(result, name)
+    if reason not in _ENDINGS:
+        return None
+    return stated(_ENDINGS[reason].format(won=outcome(result, name))) + " " + \
+        scores_told(result, name, "Score")

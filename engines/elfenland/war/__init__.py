@@ -8,7 +8,7 @@ every war state to (it dispatches on the state's `"mode"`), the war's option spe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from engines.contract import JSON, Decision, Event, Move, Namer, Result, Rng, State
 from engines.elfenland.war import event_text, legal, notation, rules, setup, text
@@ -65,8 +65,12 @@ class War:
     def result(self, state: State) -> Result | None:
         return rules.result(state)
 
-    def render_text(self, view: Mapping[str, JSON]) -> str:
-        return text.render_text(view)
+    def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        return text.render_text(view, names)
+
+    def render_svg(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        from engines.elfenland.war.svg import render_svg
+        return render_svg(view, names)
 
     def default_move(self, state: State, seat: int) -> Move | None:
         return legal.default_move(state, seat)
@@ -83,6 +87,9 @@ class War:
 
     def describe_event(self, event: Mapping[str, JSON], name: Namer) -> str | None:
         return event_text.describe(event, name)
+
+    def describe_result(self, result: Mapping[str, JSON], name: Namer) -> str | None:
+        return event_text.describe_result(result, name)
 
 
 WAR = War()

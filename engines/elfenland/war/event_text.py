@@ -18,14 +18,18 @@ from engines.sentences import (
     agree,
     describe_with,
     join,
+    outcome,
     place,
     plural,
     possessive,
     reshuffled,
     resigned,
+    scores_told,
     seat_of,
     skip,
+    stated,
     tally,
+    winners,
     words,
 )
 
@@ -174,3 +178,23 @@ TELLERS: Mapping[str, Teller] = {
 def describe(event: Event, name: Namer) -> str | None:
     """One sentence for a war event as the reader sees it (`Engine.describe_event`)."""
     return describe_with(TELLERS, event, name)
+
+
+def describe_result(result: Mapping[str, Any], name: Namer) -> str | None:
+    """The war's result from the reader's side ("You won by taking enough enemy capitals.");
+    the towns held are told where they decided (the round limit). None for a reason the war
+    does not give (the race's are the race's)."""
+    reason, won = result.get("reason"), winners(result)
+    head = outcome(result, name)
+    if reason == "capitals_captured":
+        return stated(f"{head} by taking enough enemy capitals")
+    if reason == "condition_fulfilled":
+        return stated(f"{head} by fulfilling a condition card")
+    if reason == "last_army_standing":
+        if not won:
+            return "No army was left on the board: nobody won."
+        return stated(f"{possessive(name(won[0]))} army was the last one standing: {head}")
+    if reason == "round_limit":
+        return stated(f"after the last round, {head} on towns held") + " " + \
+            scores_told(result, name, "Towns")
+    return None

@@ -1,6 +1,7 @@
 """One blueprint per resource, registered from this single list."""
 
 from service.web.api.batch import blp as batch
+from service.web.api.email_address import blp as email
 from service.web.api.games import blp as games
 from service.web.api.mail_settings import blp as mail
 from service.web.api.moves import blp as moves
@@ -11,5 +12,5 @@ from service.web.api.rulesets import blp as rulesets
 from service.web.api.system import blp as system
 from service.web.api.webhook_subscriptions import blp as webhooks
 
-BLUEPRINTS = [players, rulesets, games, moves, batch, records, system, webhooks, mail,
+BLUEPRINTS = [players, email, rulesets, games, moves, batch, records, system, webhooks, mail,
               problems]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from zoneinfo import available_timezones
 
@@ -13,6 +14,21 @@ from service.domain.envelope import B64Url
 #: (C0, DEL, C1) and no Unicode line or paragraph separators, so a name cannot add a header line
 PLAIN_TEXT = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$",
                              error="Control characters and line breaks are not allowed.")
+#: marks, embeddings, overrides and isolates that reorder how the text around them is shown: a
+#: name could show as something it is not ("Eve" + U+202E + "gnp.exe" shows as "Eveexe.png")
+BIDI_CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: RFC 2047 encoded-word syntax: a mail reader shows a header's `=?charset?b?...?=` decoded,
+#: so a name in a From or Subject line could read as other text than the one registered
+ENCODED_WORD = re.compile(r"=\?.*\?=")
+
+
+def shown_as_written(name: str) -> None:
+    """A name is shown as it was written: in mails, mail headers and terminals alike."""
+    if BIDI_CONTROLS.search(name):
+        raise ValidationError("Bidirectional control characters (U+200E, U+200F, "
+                              "U+202A-U+202E, U+2066-U+2069) are not allowed.")
+    if ENCODED_WORD.search(name):
+        raise ValidationError("Mail encoded-word syntax (=?...?=) is not allowed.")
 
 
 @cache
@@ -30,9 +46,21 @@ TIME_ZONE_DOC = {"description": "IANA time zone name, e.g. `Europe/Berlin`: mail
                                 "deadlines in it (default `UTC`)", "example": "Europe/Berlin"}
 
 
+EMAIL_DOC = {"description": "where the player's mails go, once its owner confirmed it by the "
+                         "link of the one confirmation mail it gets (docs/notifications.md "
+                         "\"Address confirmation\"); not the server's own address or reply "
+                         "domain"}
+EMAIL_CONFIRMED_DOC = {"description": "whether the owner of `email` confirmed it: until then "
+                                      "it gets no mail but its confirmation"}
+CONFIRMATION_SENT_DOC = {"description": "whether this request queued a confirmation mail; "
+                                        "false when the limits hold it back (ask again with "
+                                        "`POST .../email/confirmation`) or nothing waits"}
+
+
 class PlayerCreateSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PLAIN_TEXT])
-    email = fields.Email(load_default=None, allow_none=True)
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PLAIN_TEXT,
+                                                  shown_as_written])
+    email = fields.Email(load_default=None, allow_none=True, metadata=EMAIL_DOC)
     time_zone = fields.String(load_default=None, allow_none=True, validate=known_time_zone,
                               metadata=TIME_ZONE_DOC)
     public_key = B64Url(required=True, min_bytes=32, max_len=43,
@@ -46,6 +74,9 @@ class PlayerCreatedSchema(Schema):
     id = fields.String(required=True)
     key_id = fields.String(required=True)
     token = fields.String(required=True, metadata={"description": "bearer token, shown once"})
+    email = fields.String(allow_none=True, metadata=EMAIL_DOC)
+    email_confirmed = fields.Boolean(metadata=EMAIL_CONFIRMED_DOC)
+    confirmation_sent = fields.Boolean(metadata=CONFIRMATION_SENT_DOC)
 
 
 class KeyCreateSchema(Schema):
@@ -63,7 +94,7 @@ class KeySchema(Schema):
 
 MAIL_MOVES_DOC = {"description": "whether a reply to a turn mail makes a move (docs/"
                                  "notifications.md \"Moves by reply\"); default true for a "
-                                 "player with an email address"}
+                                 "player with a confirmed email address"}
 MAIL_DIGEST_DOC = {"description": "`daily`: one mail a day listing every game where it is your "
                                   "turn, instead of a mail per turn; `off` (default)"}
 DIGEST_HOUR_DOC = {"description": "the hour (0-23, in `time_zone`) the daily digest is sent; "
@@ -97,6 +128,36 @@ class PlayerSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     keys = fields.List(fields.Nested(KeySchema))
+    email = fields.String(allow_none=True, metadata={
+        "description": "only in the player's own profile (read with their token): "
+                       + EMAIL_DOC["description"]})
+    email_confirmed = fields.Boolean(metadata={
+        "description": "only in the player's own profile: " + EMAIL_CONFIRMED_DOC["description"]})
+
+
+class EmailSchema(Schema):
+    email = fields.String(required=True, allow_none=True, metadata=EMAIL_DOC)
+    email_confirmed = fields.Boolean(required=True, metadata=EMAIL_CONFIRMED_DOC)
+
+
+class EmailSetSchema(Schema):
+    email = fields.Email(required=True, allow_none=True, metadata={
+        "description": "the new address, which waits for confirmation (null: none)"})
+
+
+class EmailChangedSchema(EmailSchema):
+    confirmation_sent = fields.Boolean(required=True, metadata=CONFIRMATION_SENT_DOC)
+
+
+class ConfirmQuerySchema(Schema):
+    token = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$"),
+                          metadata={"description": "the token of the confirmation mail's link"})
+
+
+class ConfirmedSchema(Schema):
+    player = fields.String(required=True)
+    email = fields.String(required=True)
+    email_confirmed = fields.Boolean(required=True)
 
 
 class TokenCreateSchema(Schema):

@@ -12,11 +12,11 @@ from parley_protocol.signing import key_claim, verify_key_claim
 from service.domain.live_feed import ticket
 from service.domain.mail_moves import allows_mail_moves
 from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound
-from service.notify import digest
-from service.storage import mail_replies
+from service.notify import confirmation, digest
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
+from service.web.api.email_address import ask_confirmation, refuse_servers_own
 from service.web.api.game_schemas import GameListQuerySchema, GameListSchema
 from service.web.api.games import games_page
 from service.web.api.player_schemas import (
@@ -61,8 +61,13 @@ class Players(MethodView):
         """Register a player: name, optional email, Ed25519 public key -> id, key_id, token.
 
         The token is shown only in this response; the server keeps only its hash.
+        An email address gets one confirmation mail and nothing else until its owner
+        confirms it (`email_confirmed`, docs/notifications.md "Address confirmation").
         Rate-limited per address (429 `rate_limited` with `Retry-After`).
         """
+        email = data.get("email")
+        if email:
+            refuse_servers_own(email)
         claim = key_claim(data["public_key"], name=data["name"])
         _check_proof(claim, data["proof"])
         pid, key_id = new_id("p"), new_id("k")
@@ -70,17 +75,17 @@ class Players(MethodView):
         token, token_hash = new_token()
         created = now_iso()
         fields = {"name": data["name"], "created_at": created}
-        if data.get("email"):
-            fields["email"] = data["email"]
+        if email:
+            fields["email_pending"] = email  # confirmed, it becomes `email` (mails flow)
         if data.get("time_zone"):
             fields["time_zone"] = data["time_zone"]
         key = {"player": pid, "public_key": data["public_key"], "created_at": created}
         deps.store().create_player(pid, fields, key_id, key, token_hash)
         index_token(deps.store(), pid, token_hash, created)
-        if data.get("email"):
-            mail_replies.index_email(deps.store(), data["email"], pid)
+        sent = bool(email) and ask_confirmation(pid, email) == 0
         log.info("player %s registered", pid)
-        return {"id": pid, "key_id": key_id, "token": token}
+        return {"id": pid, "key_id": key_id, "token": token, "email": email,
+                "email_confirmed": False, "confirmation_sent": sent}
 
 
 def _check_proof(claim: dict[str, str], proof: str) -> None:
@@ -100,11 +105,15 @@ def _claim_key(public_key: str, key_id: str) -> None:
 
 @blp.route("/<player>")
 class PlayerResource(MethodView):
-    @blp.doc(operationId="getPlayer")
+    @blp.doc(operationId="getPlayer", security=[{"bearer": []}, {}])
     @blp.response(200, PlayerSchema)
+    @blp.alt_response(401, **PROBLEM)
     @blp.alt_response(404, **PROBLEM)
     def get(self, player: str) -> dict:
-        """A player's public profile and public keys (old keys stay to verify old moves)."""
+        """A player's public profile and public keys (old keys stay to verify old moves).
+        Read with the player's own token, it also shows their `email` and whether its owner
+        confirmed it."""
+        caller = current_player(required=False)
         record = deps.store().player(player)
         if record is None:
             raise NotFound("No such player.", code="player_not_found")
@@ -114,7 +123,8 @@ class PlayerResource(MethodView):
             if key:
                 keys.append({"key_id": key_id, "public_key": key["public_key"],
                              "created_at": key.get("created_at")})
-        return {"id": player, "name": record["name"], "keys": keys}
+        own = confirmation.state(record) if caller == player else {}
+        return {"id": player, "name": record["name"], "keys": keys, **own}
 
     @blp.doc(operationId="updatePlayer")
     @blp.arguments(PlayerUpdateSchema)
