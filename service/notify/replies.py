@@ -6,7 +6,10 @@ makes no move (unknown or spent token, stale step, no move, an illegal move, mov
 turned off) is answered in the game's thread with the reason and, while it is still the
 player's turn, the position and the legal moves; nothing changes. Answers go only to a
 registered player's own address, and at most ANSWERS_PER_HOUR to one address, so a
-misbehaving mail system can never start a loop.
+misbehaving mail system can never start a loop. A mail whose From is not exactly one well-formed
+address (`bad_from`) is neither acted on nor answered: the address it seems to name may not be
+the one a mail server checked. What a mail says is logged only with its line breaks and other
+unprintable characters replaced, and an answer quotes its Message-ID only if it is well-formed.
 """
 
 from __future__ import annotations
@@ -46,9 +49,14 @@ def handle(store: Store, queue: Any, config: Config, server_key: Any, msg: Email
     """Act on one mail delivered to `recipient` (envelope sender `mail_from`)."""
     reason = inbound.ignore_reason(msg, mail_from, inbound.address_of(config.MAIL_FROM))
     if reason:
-        log.info("mail-in: %s from %s ignored (%s)", msg.get("Message-ID"), mail_from, reason)
+        log.info("mail-in: %s from %s ignored (%s)", inbound.message_id(msg),
+                 inbound.clean(mail_from), reason)
         return Outcome("ignored", reason)
-    sender = inbound.address_of(msg.get("From"))
+    sender = inbound.sender_of(msg)
+    if sender is None:
+        log.info("mail-in: %s from %s refused: bad_from (not one well-formed From address)",
+                 inbound.message_id(msg), inbound.clean(mail_from))
+        return Outcome("refused", "bad_from")
     token = mail_moves.token_of(recipient)
     try:
         ticket = mail_moves.ticket(store, token) if token else None
@@ -90,7 +98,7 @@ def _answer(store: Store, config: Config, server_key: Any, msg: EmailMessage, se
         config, to=player["email"], subject=letter.subject, body=letter.text, html=letter.html,
         message_id=new_id("answer"), unsubscribe=None, reply_to=reply,
         thread=letters.thread_root(game.id, pid) if game is not None and pid else None,
-        answering=msg.get("Message-ID"), headers={"X-Parley-Answer": refusal.code})
+        answering=inbound.message_id(msg), headers={"X-Parley-Answer": refusal.code})
     try:
         mail.send(config, answer)
     except Exception as err:  # the move was refused either way; the answer is best effort
