@@ -80,6 +80,8 @@ PLATFORM: dict[str, Code] = _platform(
     ("game_not_found", 404, "No game with this id."),
     ("player_not_found", 404, "No player with this id."),
     ("move_not_found", 404, "No accepted move with this sequence number."),
+    ("step_not_found", 404, "The game never reached this decision step (a board picture's "
+                            "`step` is 0 to the finished game's last step)."),
     ("ruleset_not_found", 404, "No ruleset with this id."),
     ("token_not_found", 404, "No live token with this id."),
     ("webhook_not_found", 404, "No webhook with this id for this player."),
@@ -90,7 +92,8 @@ PLATFORM: dict[str, Code] = _platform(
     # the game's state
     ("game_over", 409, "The game has ended; no move is accepted any more."),
     ("game_not_started", 409, "Not every seat has joined yet."),
-    ("game_not_finished", 409, "The record (or full audit) exists only once the game ended."),
+    ("game_not_finished", 409, "The record (or full audit), and a board picture of an earlier "
+                               "position (`board.svg?step=`), exist only once the game ended."),
     ("stale_step", 409, "The move names a decision that is over (`current_step` says which "
                         "is open); fetch the view and try again."),
     ("duplicate_nonce", 409, "Another envelope already used this nonce."),

@@ -145,6 +145,23 @@ class ViewSchema(_ViewFields):
     step = fields.Integer(required=True)
 
 
+class BoardQuerySchema(Schema):
+    step = fields.Integer(load_default=None, validate=validate.Range(min=0), metadata={
+        "description": "a finished game's earlier position: the board when this decision "
+                       "step opened (409 `game_not_finished` while the game runs)"})
+
+
+_HEADER = {"schema": {"type": "string"}}
+#: the picture's answers besides the problems (flask-smorest documents no SVG body itself)
+BOARD_RESPONSES = {
+    "200": {"description": "the board as an SVG document, drawn from the caller's view",
+            "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+            "headers": {"ETag": _HEADER, "Cache-Control": _HEADER}},
+    "304": {"description": "the picture named by `If-None-Match` is still the current one",
+            "headers": {"ETag": _HEADER, "Cache-Control": _HEADER}},
+}
+
+
 #: games in one batch of views at most
 MAX_VIEWS = 64
 

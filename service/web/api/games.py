@@ -6,12 +6,13 @@ import logging
 import secrets
 from urllib.parse import urlencode
 
-from flask import redirect
+from flask import Response, redirect, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS
+from service.domain import boards
 from service.domain.accept import get_game_or_404
 from service.domain.game import (
     Game,
@@ -30,6 +31,8 @@ from service.storage.resolve_queue import wake
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import (
+    BOARD_RESPONSES,
+    BoardQuerySchema,
     EventListSchema,
     EventQuerySchema,
     GameCreateSchema,
@@ -221,6 +224,41 @@ class View(MethodView):
             raise NotFound("No such game.", code="game_not_found")
         meta, state_json = view_inputs(store, game, meta, state_json)
         return seat_view(game, meta, state_json, pid)
+
+
+@blp.route("/<game>/board.svg")
+class BoardPicture(MethodView):
+    @blp.doc(operationId="getBoardPicture", responses=BOARD_RESPONSES)
+    @blp.arguments(BoardQuerySchema, location="query")
+    @blp.alt_response(401, **PROBLEM)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(409, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    @blp.doc(security=[{"bearer": []}, {}])
+    def get(self, query: dict, game: str) -> Response:
+        """The board as a picture (SVG), seen as `getView` sees it: a seated token's seat, or
+        a spectator. Drawn on demand; `ETag` names the position and the viewer, so
+        `If-None-Match` with it is answered 304 until the game moves. `step` shows a finished
+        game's earlier position, as the caller's seat saw it then (docs/games.md)."""
+        digest = bearer_digest(required=False)
+        store = deps.store()
+        meta, state_json, pid = store.view_context(game, digest)
+        if digest is not None:
+            known_token(pid)
+        if not meta:
+            raise NotFound("No such game.", code="game_not_found")
+        meta, state_json = view_inputs(store, game, meta, state_json)
+        record = Game.from_meta(game, meta)
+        seat, step = record.seat_of(pid), query["step"]
+        boards.check_position(record, step)
+        tag = boards.etag(record, seat, step)
+        headers = {"ETag": f'"{tag}"', "Cache-Control": boards.cache_control(record, seat),
+                   **boards.HEADERS}
+        if request.if_none_match.contains_weak(tag):
+            return Response(status=304, headers=headers)
+        state = boards.position(store, record, state_json, step)
+        return Response(boards.draw(store, record, state, seat), headers=headers,
+                        content_type=boards.MEDIA_TYPE)
 
 
 @blp.route("/<game>/events")
