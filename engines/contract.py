@@ -81,6 +81,15 @@ Nothing a person reads names a seat by its number. `render_text(view, names)` ge
 names by seat where the caller knows them; without them (an engine's own tests, a caller
 written before the argument existed) it says "Player 1", "Player 2", ... (and "you" for the
 view's own seat), never "seat 0".
+
+Board pictures (optional)
+-------------------------
+`render_svg(view, names)` draws a view as an SVG: from the view alone (so it cannot show what
+the seat may not see), deterministic (the same view gives the same bytes: the API's ETag and
+the mail's picture rely on it), self-contained (no fonts, images or scripts from elsewhere), at
+most `engines.svg.MAX_BYTES`, with `<title>`/`<desc>` and labels that read without colour, and
+players by name. Every shipped engine draws with `engines.svg`; callers use
+`engines.svg.board_picture`, which draws the text board as a picture for an engine without it.
 """
 
 from __future__ import annotations
@@ -210,6 +219,10 @@ class Engine(Protocol):
     def render_text(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
         """A plain-text picture of a view; `names`: the players' names by seat, where known
         (see "Names in texts")."""
+        ...
+
+    def render_svg(self, view: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """Optional: the view as an SVG picture (see "Board pictures")."""
         ...
 
     def default_move(self, state: State, seat: int) -> Move | None: ...
