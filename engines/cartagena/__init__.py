@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from engines.cartagena import board, event_text, rules, view
 from engines.cartagena import notation as _notation
+from engines.cartagena import svg as _svg
 from engines.cartagena.texts import MESSAGES
 from engines.contract import (
     JSON,
@@ -86,6 +87,10 @@ class Cartagena:
 
     def render_text(self, v: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
         return view.render_text(v, names)
+
+    def render_svg(self, v: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """The board as SVG, drawn from the view alone (`svg`)."""
+        return _svg.render_svg(v, names)
 
     def default_move(self, st: State, seat: int) -> Move | None:
         return rules.default_move(st, seat)

@@ -26,6 +26,7 @@ from engines.contract import (
 )
 from engines.stortebeker import event_text, rules, state, view
 from engines.stortebeker import notation as _notation
+from engines.stortebeker import svg as _svg
 from engines.stortebeker.play import start_play
 from engines.stortebeker.texts import MESSAGES
 
@@ -82,6 +83,10 @@ class Stortebeker:
 
     def render_text(self, v: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
         return view.render_text(v, names)
+
+    def render_svg(self, v: Mapping[str, JSON], names: Sequence[str] | None = None) -> str:
+        """The board as SVG, drawn from the view alone (`svg`)."""
+        return _svg.render_svg(v, names)
 
     def default_move(self, st: State, seat: int) -> Move | None:
         return rules.default_move(st, seat)
