@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast lint openapi bench soak fuzz example-ts
+.PHONY: install run test test-fast lint openapi boards bench soak fuzz example-ts completeness
 
 # two distributions: the protocol (./protocol: signing, engines, verifier) and the server
 $(STAMP): pyproject.toml protocol/pyproject.toml
@@ -35,12 +35,19 @@ lint: $(STAMP)
 openapi: $(STAMP)
 	$(BIN)/parley openapi -o openapi/openapi.json
 
+# The sample board pictures of docs/games.md (a test checks they are what the code draws).
+boards: $(STAMP)
+	$(BIN)/python -m service.ops.board_samples docs/boards
+
 # Long runs, not part of `make test` (each has a short counterpart inside the suite).
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 soak: $(STAMP)
 	$(BIN)/python -m tests.soak --minutes $${SOAK_MINUTES:-10} $(if $(filter 1,$(SOAK_CLUSTER)),--cluster)
+
+completeness: $(STAMP)
+	PARLEY_COMPLETENESS_GAMES=$${COMPLETENESS_GAMES:-200} $(BIN)/python -m pytest -q -n $(TEST_PROCESSES) tests/engines/test_completeness_*.py -p no:cacheprovider
 
 fuzz: $(STAMP)
 	PARLEY_FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q tests/fuzz -p no:cacheprovider

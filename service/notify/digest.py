@@ -97,7 +97,8 @@ def send_digest(store: Store, config: Config, server_key: Any, pid: str,
     letter = letters.digest(store, config, player, pid, waiting)
     only_reply = waiting[0][2] if len(waiting) == 1 else None
     msg = mail.compose(config, to=player["email"], subject=letter.subject, body=letter.text,
-                       html=letter.html, message_id=new_id("digest"), unsubscribe=None,
+                       html=letter.html, images=letter.pictures,
+                       message_id=new_id("digest"), unsubscribe=None,
                        reply_to=only_reply, headers={"X-Parley-Event": "digest"})
     mail.send(config, msg)
     log.info("digest: %d games to %s", len(waiting), pid)

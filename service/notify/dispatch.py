@@ -247,8 +247,8 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
     letter = letters.write(store, config, game, notice, player, pid, told, reply)
     root = letters.thread_root(game.id, pid)
     msg = mail.compose(config, to=player["email"], subject=letter.subject, body=letter.text,
-                       html=letter.html, message_id=root if first else did, thread=root,
-                       reply_to=reply,
+                       html=letter.html, images=letter.pictures,
+                       message_id=root if first else did, thread=root, reply_to=reply,
                        headers={"X-Parley-Event": notice["type"]},
                        unsubscribe=mail.unsubscribe_url(config, server_key, pid, game.id))
     started = time.monotonic()

@@ -8,17 +8,16 @@ Players are named, never numbered by seat (the board gets their names too); ids 
 only in the footer beside the links. The subject is the same for every mail of a game to one
 player, so mail clients keep the game in one conversation; the threading headers are set by
 `service.notify.mail.compose` (docs/notifications.md "Mail").
+The HTML part, with the boards as pictures, is made by `service.notify.letter_parts`.
 """
 
 from __future__ import annotations
 
-import html
 import itertools
-import re
+import logging
 import textwrap
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,7 +30,10 @@ from service.domain import notices
 from service.domain.game import PLATFORM_EVENTS, Game
 from service.domain.game_reads import reads_of
 from service.notify import prose
+from service.notify.letter_parts import Board, Letter, Line, compose
 from service.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 #: at most this many legal moves are listed; beyond, the mail says how to write one
 LEGAL_MOVES_LISTED = 40
@@ -42,17 +44,6 @@ EVENTS_TOLD = 30
 _PAGE = 500
 #: the mails that list the legal moves (the start mail comes with a turn mail)
 _ASKED_TO_MOVE = frozenset({notices.TURN_STARTED, notices.DEADLINE_REMINDER})
-
-
-@dataclass(frozen=True)
-class Letter:
-    """One mail's subject, plain text and HTML alternative; `told`: the last event id it
-    told (the next turn mail of the thread tells the events after it)."""
-
-    subject: str
-    text: str
-    html: str
-    told: int
 
 
 def thread_root(gid: str, pid: str) -> str:
@@ -106,7 +97,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     due = _deadline(game)
     due_text = when(due, zone) if due is not None and game.status == "active" else None
 
-    lines = [f"Hello {player.get('name') or 'there'},", ""]
+    lines: list[Line] = [f"Hello {player.get('name') or 'there'},", ""]
     result = notice.get("result") or game.result
     if kind == notices.GAME_STARTED:
         lines.append(f"Your game of {with_whom} has started.")
@@ -130,10 +121,10 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
         lines += [f"- {sentence}" for sentence in story]
 
     asked = kind in _ASKED_TO_MOVE
-    lines += _position(store, game, seat, names, due_text, asked, reply)
+    cid = f"board-{game.id}-{notice['step']}-{seat}-{kind}"
+    lines += _position(store, game, seat, names, due_text, asked, reply, cid=cid)
     lines += ["", *_footer(config, game, notice)]
-    text = "\n".join(lines) + "\n"
-    return Letter(subject_of(game, names, pid), text, _html(text), told)
+    return compose(subject_of(game, names, pid), lines, told)
 
 
 def asks_to_move(game: Game, notice: dict[str, Any]) -> bool:
@@ -146,9 +137,9 @@ def answer(store: Store, config: Config, game: Game | None, seat: int | None,
            player: dict[str, str], pid: str | None, why: str, reply: str | None) -> Letter:
     """The answer to a reply that made no move: what was wrong and, where it is still this
     seat's turn, the position and the legal moves again (`reply`: where to answer now)."""
-    lines = [f"Hello {player.get('name') or 'there'},", "",
-             *textwrap.wrap(f"Your reply could not be played: {why} Nothing was changed.",
-                            WIDTH)]
+    lines: list[Line] = [
+        f"Hello {player.get('name') or 'there'},", "",
+        *textwrap.wrap(f"Your reply could not be played: {why} Nothing was changed.", WIDTH)]
     subject = "Parley: your reply"
     if game is not None and seat is not None and pid is not None:
         names = names_of(store, game)
@@ -162,8 +153,8 @@ def answer(store: Store, config: Config, game: Game | None, seat: int | None,
     else:
         lines += ["", "The games where it is your turn: "
                       f"{config.BASE_URL}/v1/players/me/games?turn=mine"]
-    text = "\n".join(lines) + "\n"
-    return Letter(f"Re: {subject}", text, _html(text), 0)
+    # `parley mail-in` writes answers, not a notification worker: no picture is drawn there
+    return compose(f"Re: {subject}", lines, 0, draw=False)
 
 
 def digest(store: Store, config: Config, player: dict[str, str], pid: str,
@@ -172,8 +163,8 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
     numbered moves and its own reply address (game, seat, the address or None)."""
     zone = time_zone(player)
     count = f"{len(waiting)} game{'s' if len(waiting) != 1 else ''}"
-    lines = [f"Hello {player.get('name') or 'there'},", "",
-             f"It is your turn in {count}."]
+    lines: list[Line] = [f"Hello {player.get('name') or 'there'},", "",
+                         f"It is your turn in {count}."]
     for n, (game, seat, reply) in enumerate(waiting, 1):
         names = names_of(store, game)
         others = [name for i, name in enumerate(names) if i != seat]
@@ -182,25 +173,27 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
                       f"(game {game.id}) =="]
         lines += _position(store, game, seat, names,
                            when(due, zone) if due is not None else None, True, reply,
-                           own_mail=len(waiting) == 1)
+                           own_mail=len(waiting) == 1,
+                           cid=f"board-{game.id}-{game.step}-{seat}-digest")
     lines += ["", "-- ", "You get one digest a day instead of a mail per turn: change it with "
               f"PATCH {config.BASE_URL}/v1/players/{pid} (mail_digest \"off\")."]
-    text = "\n".join(lines) + "\n"
-    return Letter(f"Parley: your move in {count}", text, _html(text), 0)
+    return compose(f"Parley: your move in {count}", lines, 0)
 
 
 def _position(store: Store, game: Game, seat: int, names: Sequence[str],
               due_text: str | None, asked: bool, reply: str | None,
-              own_mail: bool = True) -> list[str]:
-    """The board from this seat (drawn with the players' names), whose turn, the deadline
-    and, when the seat is asked to move, its legal moves and how to play one (by mail to
-    `reply` when given: as a reply to this mail if it is the mail's own reply address,
-    `own_mail`)."""
+              own_mail: bool = True, cid: str = "board") -> list[Line]:
+    """The board from this seat (drawn with the players' names; its picture named `cid`),
+    whose turn, the deadline and, when the seat is asked to move, its legal moves and how to
+    play one (by mail to `reply` when given: as a reply to this mail if it is the mail's own
+    reply address, `own_mail`)."""
     engine = game.engine
     state = reads_of(store, game).state(game.id) if game.status != "open" else None
-    lines: list[str] = []
+    lines: list[Line] = []
     if state is not None:
-        lines += ["", engine.render_text(engine.view(state, seat), names).rstrip()]
+        view = engine.view(state, seat)
+        lines += ["", Board(engine.render_text(view, names).rstrip(), engine, view,
+                            tuple(names), f"{cid}@parley")]
     if game.status == "active":
         lines += ["", _whose_turn(game, seat, prose.seat_namer(names, seat))]
         if due_text:
@@ -305,18 +298,3 @@ def _footer(config: Config, game: Game, notice: dict[str, Any]) -> list[str]:
     lines.append("Turn these mails off for this game: use the List-Unsubscribe link, or "
                  f"PUT {base}/mail.")
     return lines
-
-
-_URL = re.compile(r"https?://[^\s<>\"']+|move-[a-z2-7]+@[A-Za-z0-9.-]*[A-Za-z0-9]")
-
-
-def _link(target: str) -> str:
-    return target if target.startswith("http") else f"mailto:{target}"
-
-
-def _html(text: str) -> str:
-    """The same text, monospaced (boards line up in every client), links clickable."""
-    body = _URL.sub(lambda m: f'<a href="{_link(m[0])}">{m[0]}</a>',
-                    html.escape(text, quote=False))
-    return ("<!DOCTYPE html>\n<html><body>\n<pre style=\"font-family: monospace\">"
-            f"{body}</pre>\n</body></html>\n")

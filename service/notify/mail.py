@@ -9,6 +9,10 @@ With no URL, every mail is written to a Maildir outbox under the data folder
 Preferences: a player turns mail off for all games or for one game, wholly or per kind;
 a mail is sent only if neither forbids it. Every mail carries a one-click `List-Unsubscribe`
 (RFC 8058) link that turns off mail for that game, authenticated by an HMAC, not a login.
+
+Pictures: the HTML part may show pictures carried in the mail (`Inline`): the part becomes
+multipart/related, the HTML first, then each PNG with its Content-ID, so a mail client shows them
+without loading anything remote. A notification mail stays within MAX_BYTES (`weight`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ import hmac
 import mailbox
 import smtplib
 import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email import policy
 from email.message import EmailMessage
 from email.utils import formatdate
 from typing import Any
@@ -30,6 +37,19 @@ from service.storage import notify_records as records
 from service.storage.store import Store
 
 SMTP_TIMEOUT = 15
+#: the most a notification mail may weigh as sent (bytes): pictures are left out beyond it
+MAX_BYTES = 200_000
+#: what `weight` allows for the headers, which are not written yet when a body is weighed
+HEADER_ROOM = 4_000
+
+
+@dataclass(frozen=True)
+class Inline:
+    """A PNG the HTML part shows as `<img src="cid:{cid}">` (`cid` without brackets)."""
+
+    cid: str
+    png: bytes
+    filename: str = "board.png"
 
 
 # ---- preferences ------------------------------------------------------------------------------
@@ -86,8 +106,9 @@ def unsubscribe_url(config: Config, server_key: Any, pid: str, gid: str) -> str:
 def compose(config: Config, *, to: str, subject: str, body: str, message_id: str,
             unsubscribe: str | None, html: str | None = None, thread: str | None = None,
             headers: dict[str, str] | None = None, reply_to: str | None = None,
-            answering: str | None = None) -> EmailMessage:
-    """A mail: plain text first, then `html` as an alternative part if given.
+            answering: str | None = None, images: Sequence[Inline] = ()) -> EmailMessage:
+    """A mail: plain text first, then `html` as an alternative part if given, with the
+    `images` it shows beside it.
 
     `thread` names the thread's first mail (ids without brackets and domain): a mail that is
     not that one answers it (`In-Reply-To`, `References`), so clients show one conversation.
@@ -114,12 +135,29 @@ def compose(config: Config, *, to: str, subject: str, body: str, message_id: str
     if unsubscribe:
         msg["List-Unsubscribe"] = f"<{unsubscribe}>"
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    _fill(msg, body, html, images)
+    return msg
+
+
+def weight(body: str, html: str | None, images: Sequence[Inline] = ()) -> int:
+    """The bytes a mail of these parts takes on the wire, HEADER_ROOM for its headers."""
+    msg = EmailMessage()
+    _fill(msg, body, html, images)
+    return len(msg.as_bytes(policy=policy.SMTP)) + HEADER_ROOM
+
+
+def _fill(msg: EmailMessage, body: str, html: str | None, images: Sequence[Inline]) -> None:
+    """multipart/alternative: text/plain, then text/html (multipart/related with `images`)."""
     # plain ASCII stays readable in the Maildir outbox; anything else is quoted-printable
     msg.set_content(body, cte="7bit" if body.isascii() else "quoted-printable")
-    if html is not None:
-        msg.add_alternative(html, subtype="html",
-                            cte="7bit" if html.isascii() else "quoted-printable")
-    return msg
+    if html is None:
+        return
+    msg.add_alternative(html, subtype="html",
+                        cte="7bit" if html.isascii() else "quoted-printable")
+    page = msg.get_payload()[1]
+    for image in images:  # the first makes the HTML part multipart/related
+        page.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",
+                         disposition="inline", filename=image.filename)
 
 
 # ---- transport --------------------------------------------------------------------------------

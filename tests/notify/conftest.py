@@ -25,26 +25,32 @@ from tests.players import TestPlayer
 
 
 class Mailbox:
-    """An aiosmtpd handler keeping every message it receives."""
+    """An aiosmtpd handler keeping every message it receives (and its size as received)."""
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
         self.envelopes: list[tuple[str, list[str]]] = []
+        self.sizes: list[int] = []
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
         msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
         self.messages.append(msg)  # type: ignore[arg-type]
         self.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
+        self.sizes.append(len(envelope.content))
         return "250 OK"
 
     def to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.messages if m["To"] == address]
 
+    def size_of(self, msg: EmailMessage) -> int:
+        """The bytes of `msg` as the server received them."""
+        return self.sizes[next(i for i, m in enumerate(self.messages) if m is msg)]
+
     def take_confirmation(self, address: str) -> EmailMessage | None:
         """The latest confirmation mail to `address`, taken out of the box."""
         for i in reversed(range(len(self.messages))):
             if confirming.is_confirmation(self.messages[i], address):
-                del self.envelopes[i]
+                del self.envelopes[i], self.sizes[i]
                 return self.messages.pop(i)
         return None
 

@@ -117,10 +117,10 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
         assert all(m["In-Reply-To"] == root and m["References"] == root for m in mails[1:])
         assert len({m["Message-ID"] for m in mails}) == len(mails)
         assert {m["Subject"] for m in mails} == {f"Parley: Stratego with {other.name}"}
-        for m in mails:  # plain text first, the same text as HTML after it
+        for m in mails:  # plain text first, the same text as HTML (with the board's picture)
             assert m.get_content_type() == "multipart/alternative"
             parts = [p.get_content_type() for p in m.iter_parts()]
-            assert parts == ["text/plain", "text/html"]
+            assert parts == ["text/plain", "multipart/related"]
             assert "<pre" in m.get_body(preferencelist=("html",)).get_content()
             assert m["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
