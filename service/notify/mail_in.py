@@ -33,8 +33,11 @@ from service.storage.store import Store
 
 log = logging.getLogger(__name__)
 
-#: replies are short; anything bigger is refused by the SMTP layer
-MAX_MESSAGE_BYTES = 1 << 20
+#: replies are short, but a client may quote a whole turn mail with its board picture (at most
+#: 200 KB); anything bigger is refused by the SMTP layer (552) as it arrives, and the lines of a
+#: refused message are never gathered (of a megabyte of empty lines, gathering alone held the
+#: other connections some 70 ms)
+MAX_MESSAGE_BYTES = 512 * 1024
 #: what may pass if the sending server tries again later
 TRANSIENT = (redis.ConnectionError, redis.TimeoutError, OSError)
 #: bytes read from a connection at a time: aiosmtpd handles every line of what one read
