@@ -9,10 +9,11 @@ from parley_protocol.verify import verify_bundle
 from tests.api.helpers import new_game, play_out, post_move, view
 
 
-# random play without the stall limit may run to thousands of moves (beyond the per-player
-# rate limit): one game plays by the rulebook alone, the other with the house rule
+# random play without the stall limit may run to thousands of moves, beyond the per-player
+# rate limit: these games play with the house rule (random games by the rulebook alone are
+# played to their end in tests/engines/test_stortebeker_props.py)
 @pytest.mark.parametrize(("seats", "options"), [(2, {"stall-limit": True}),
-                                                (3, {"extended": True})])
+                                                (3, {"extended": True, "stall-limit": True})])
 def test_whole_game_through_the_api(client, run_jobs, seats: int, options: dict) -> None:
     gid, players = new_game(client, "stortebeker", options, seats)
     first = view(client, gid, players[0])
