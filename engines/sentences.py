@@ -195,3 +195,19 @@ def describe_with(tellers: Mapping[str, Teller], event: Mapping[str, Any], name:
         return None
     text = teller(event, name)
     return capital(text) + "." if text else ""
+
+
+def game_over_line(result: Mapping[str, Any], name: Namer,
+                   describe: Callable[[Mapping[str, Any], Namer], str | None]) -> str:
+    """"Game over. " and the result in words (the engine's `describe`, else `outcome`), its
+    scores in seat order whatever order the result's dict came in (a picture is the same bytes
+    for the same view)."""
+    scores = result.get("scores") or {}
+    ordered = {**result, "scores": {k: scores[k] for k in sorted(scores, key=_seat_order)}}
+    told = describe(ordered, name)
+    return "Game over. " + (told or capital(outcome(ordered, name)) + ".")
+
+
+def _seat_order(key: str) -> tuple[int, str]:
+    """Seats in order (as numbers, not as strings), anything else after them."""
+    return (int(key), "") if str(key).isdigit() else (1 << 30, str(key))

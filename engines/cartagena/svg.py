@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 from engines.cartagena import event_text
 from engines.cartagena.data import DATASETS, symbol_of
 from engines.contract import JSON
-from engines.sentences import capital, join, outcome, place, plural, possessive
+from engines.sentences import capital, game_over_line, join, place, plural, possessive
 from engines.svg import Svg, initials, num, player_names
 
 COLS = 12
@@ -262,11 +262,6 @@ def _route(doc: Svg, view: Mapping[str, Any], letters: Sequence[str],
         _place(doc, loc, box, at.get(loc, []), letters, names, note, glyph_left)
 
 
-def _seat_key(key: str) -> tuple[int, str]:
-    """Seats in order (as numbers, not as strings), anything else after them."""
-    return (int(key), "") if str(key).isdigit() else (1 << 30, str(key))
-
-
 # ---- the panels ----------------------------------------------------------------------------
 
 
@@ -319,10 +314,7 @@ def _status(view: Mapping[str, Any], short: Sequence[str], full: Sequence[str]) 
     """Whose turn and how many actions are left, or what the game waits for, or its end."""
     result = view["result"]
     if result:
-        scores = result.get("scores") or {}
-        result = {**result, "scores": {k: scores[k] for k in sorted(scores, key=_seat_key)}}
-        told = event_text.describe_result(result, lambda s: full[s])
-        return "Game over. " + (told or capital(outcome(result, lambda s: full[s])) + ".")
+        return game_over_line(result, lambda s: full[s], event_text.describe_result)
     active = short[view["active"]]
     phase = view["phase"]
     if phase == "discard":

@@ -18,7 +18,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engines.contract import JSON
-from engines.sentences import capital, join, outcome, plural, possessive
+from engines.sentences import capital, game_over_line, join, plural, possessive
 from engines.stortebeker import event_text
 from engines.stortebeker.data import CardData, card_data
 from engines.svg import Svg, initials, num, player_names
@@ -258,10 +258,7 @@ def _status(view: Mapping[str, Any], short: Sequence[str], full: Sequence[str]) 
     """What the game waits for, or how it ended."""
     result = view["result"]
     if result:
-        scores = result.get("scores") or {}
-        result = {**result, "scores": {k: scores[k] for k in sorted(scores, key=_seat_key)}}
-        told = event_text.describe_result(result, lambda s: full[s])
-        return "Game over. " + (told or capital(outcome(result, lambda s: full[s])) + ".")
+        return game_over_line(result, lambda s: full[s], event_text.describe_result)
     dec = view["decision"]
     if dec.get("seat") is None:
         return f"{capital(possessive(short[view['active']]))} turn."
@@ -310,11 +307,6 @@ def _notes(view: Mapping[str, Any]) -> list[str]:
     if rules:
         lines.append("Rules: " + ", ".join(dict.fromkeys(rules)) + ".")
     return lines
-
-
-def _seat_key(key: str) -> tuple[int, str]:
-    """Seats in order (as numbers, not as strings), anything else after them."""
-    return (int(key), "") if str(key).isdigit() else (1 << 30, str(key))
 
 
 # ---- the panels ------------------------------------------------------------------------------
