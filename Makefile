@@ -23,6 +23,7 @@ run: $(STAMP)
 TEST_PROCESSES ?= 2
 
 test: $(STAMP)
+	@$(BIN)/python -c 'from tests.browser.conftest import chromium_path as c; c() or print("browser tests skipped: no Chromium (apt-get install chromium, or PARLEY_CHROMIUM=/path)")'
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --ignore=tests/fuzz
 	$(BIN)/python -m pytest -q tests/fuzz
 

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -111,9 +112,10 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game],
     taken = []
     ended: list[str] = []  # games whose end this flush tells: they move to the archive later
     for game, items in zip(games, outboxes, strict=True):
-        for raw in items:
-            notice = json.loads(raw)
-            _dispatch(store, queue, config, game, notice, reach)
+        told = [json.loads(raw) for raw in items]
+        opening = _opening_turns(told)
+        for notice in told:
+            _dispatch(store, queue, config, game, notice, reach, opening)
             if notice["type"] == notices.GAME_FINISHED and game.id not in ended:
                 ended.append(game.id)
         taken.append(len(items))
@@ -128,14 +130,24 @@ def flush_locked(store: Store, queue: Queue, config: Config, games: list[Game],
     return taken
 
 
+def _opening_turns(told: list[dict[str, Any]]) -> set[tuple[int, int]]:
+    """The (seat, step) whose start and first turn come in one flush: such a seat gets one
+    mail, its turn mail saying the game started, so that the thread's first mail carries the
+    reply address and no two mails arrive in the same second (webhooks get both events)."""
+    def of(kind: str) -> set[tuple[int, int]]:
+        return {(n["seat"], n["step"]) for n in told if n["type"] == kind}
+    return of(notices.GAME_STARTED) & of(notices.TURN_STARTED)
+
+
 def pending_games(store: Store) -> list[str]:
     return records.games_to_notify(store)
 
 
 def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
-              notice: dict[str, Any],
-              reach: dict[str, tuple[dict[str, str], list[str]]]) -> None:
-    """One notice -> a delivery per target; `reach`: player -> (record, webhook ids)."""
+              notice: dict[str, Any], reach: dict[str, tuple[dict[str, str], list[str]]],
+              opening: Collection[tuple[int, int]] = ()) -> None:
+    """One notice -> a delivery per target; `reach`: player -> (record, webhook ids);
+    `opening`: the seats' starts told in their first turn mail (`_opening_turns`)."""
     kind, seat = notice["type"], notice["seat"]
     if notices.schedules_deadline(notice):  # `notices.reach` follows these rules
         schedule_deadline(store, queue, game, notice["step"], notice["deadline"])
@@ -144,7 +156,9 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
         return
     player, hook_ids = reach[pid]
     targets: list[tuple[str, str | None]] = []
-    if player.get("email") and kind in notices.MAIL_TYPES:
+    merged = (seat, notice["step"]) in opening
+    if player.get("email") and kind in notices.MAIL_TYPES and not (
+            merged and kind == notices.GAME_STARTED):
         targets.append(("mail", None))
     for wid in hook_ids:
         hook = webhooks.get(store, wid)
@@ -154,7 +168,9 @@ def _dispatch(store: Store, queue: Queue, config: Config, game: Game,
         did = delivery_id(game.id, notice, wid or "mail")
         record = {"id": did, "channel": channel, "webhook": wid or "", "player": pid,
                   "game": game.id, "seat": str(seat), "step": str(notice["step"]),
-                  "type": kind, "notice": json.dumps(notice), "status": "pending",
+                  "type": kind, "status": "pending",
+                  "notice": json.dumps({**notice, "started": True} if merged and
+                                       channel == "mail" else notice),
                   "attempts": "0", "created_at": now_iso()}
         if (not records.create_delivery(store, did, record, DELIVERY_TTL)
                 and records.attempt_claimed(store, did, 1)):
@@ -194,11 +210,20 @@ def _attempt(store: Store, queue: Queue, config: Config, server_key: Any, did: s
     if game is None:
         return _finish(store, did, "skipped", "the game is gone")
     if "body" not in record and _superseded(game, notice):
-        return _finish(store, did, "superseded", "the game has left that step")
+        if not notice.get("started"):
+            return _finish(store, did, "superseded", "the game has left that step")
+        notice = _start_alone(notice)  # the turn is over, the start is still news
     if record["channel"] == "mail":
         return _deliver_mail(store, queue, config, server_key, did, record, game, notice,
                              attempt)
     return _deliver_webhook(store, queue, config, did, record, game, notice, attempt)
+
+
+def _start_alone(notice: dict[str, Any]) -> dict[str, Any]:
+    """A start told with the first turn, as the start mail alone: for a player who gets no
+    mail of that turn (it is over, turned off, or in the digest)."""
+    return {**{k: v for k, v in notice.items() if k not in ("started", "deadline")},
+            "type": notices.GAME_STARTED}
 
 
 def _superseded(game: Game, notice: dict[str, Any]) -> bool:
@@ -229,6 +254,9 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
     player = store.player(pid) or {}
     if not player.get("email"):
         return _finish(store, did, "skipped", "the player has no email address")
+    if notice.get("started") and (digest.wants_digest(player) or not mail.wants_mail(
+            store, pid, game.id, notices.TURN_STARTED)):
+        notice = _start_alone(notice)
     if not mail.wants_mail(store, pid, game.id, notice["type"]):
         return _finish(store, did, "suppressed", "the player turned this mail off")
     if digest.wants_digest(player) and notice["type"] in digest.DIGESTED:

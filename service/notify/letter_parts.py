@@ -65,7 +65,10 @@ class Picture:
 Line = str | Board
 
 
-_URL = re.compile(r"https?://[^\s<>\"']+|move-[a-z2-7]+@[A-Za-z0-9.-]*[A-Za-z0-9]")
+#: a link or reply address in the text; a link never ends in punctuation, which is the
+#: sentence's ("PUT https://…/mail." links …/mail)
+_URL = re.compile(r"https?://[^\s<>\"']*[^\s<>\"'.,;:!?)\]]"
+                  r"|move-[a-z2-7]+@[A-Za-z0-9.-]*[A-Za-z0-9]")
 
 
 def _link(target: str) -> str:
@@ -142,9 +145,19 @@ def _pre(lines: Sequence[str]) -> str:
     text = "\n".join(lines).strip("\n")
     if not text:
         return ""
-    body = _URL.sub(lambda m: f'<a href="{_link(m[0])}">{m[0]}</a>',
-                    html.escape(text + "\n", quote=False))
+    body = _linked(text + "\n")
     return f"<pre style=\"font-family: monospace\">{body}</pre>\n"
+
+
+def _linked(text: str) -> str:
+    """The text escaped, its links and reply addresses clickable (found before escaping, so
+    that an entity such as `&gt;` never ends up inside a link)."""
+    out, at = [], 0
+    for m in _URL.finditer(text):
+        out += [html.escape(text[at:m.start()], quote=False),
+                f'<a href="{html.escape(_link(m[0]))}">{html.escape(m[0], quote=False)}</a>']
+        at = m.end()
+    return "".join([*out, html.escape(text[at:], quote=False)])
 
 
 def _img(cid: str, picture: Picture) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import logging
 import textwrap
+import time
 from collections import deque
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -42,7 +43,8 @@ WIDTH = 76
 #: at most this many events are told (the latest); the rest are in the game's event log
 EVENTS_TOLD = 30
 _PAGE = 500
-#: the mails that list the legal moves (the start mail comes with a turn mail)
+#: the mails that list the legal moves (a seat asked to act at the start gets its start in
+#: its first turn mail: `service.notify.dispatch`)
 _ASKED_TO_MOVE = frozenset({notices.TURN_STARTED, notices.DEADLINE_REMINDER})
 
 
@@ -77,9 +79,31 @@ def time_zone(player: dict[str, str]) -> ZoneInfo:
 
 
 def when(epoch: float, zone: ZoneInfo) -> str:
-    """"Tuesday 1 December, 18:30 CET" in the player's own zone."""
+    """"Tue 1 Dec 2026, 18:30 CET" in the player's own zone, its name said (UTC too)."""
     at = datetime.fromtimestamp(epoch, tz=UTC).astimezone(zone)
-    return f"{at:%A} {at.day} {at:%B}, {at:%H:%M} {at.tzname()}"
+    return f"{at:%a} {at.day} {at:%b %Y}, {at:%H:%M} {at.tzname()}"
+
+
+def time_left(seconds: float) -> str:
+    """"in 2 days 5 hours", "in 3 hours 20 minutes": the two largest units, rounded down, so
+    nobody has to count from the date (a mail is read later than it is written)."""
+    if seconds <= 0:
+        return "the time is up"
+    minutes = int(seconds // 60)
+    if not minutes:
+        return "in less than a minute"
+    units = [(minutes // 1440, "day"), (minutes // 60 % 24, "hour"), (minutes % 60, "minute")]
+    first = next(i for i, (n, _) in enumerate(units) if n)
+    said = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in units[first:first + 2] if n]
+    return "in " + " ".join(said)
+
+
+def due_sentence(due: float, zone: ZoneInfo, yours: bool, now: float | None = None) -> str:
+    """The deadline in the reader's zone and the time left, so nobody converts or counts:
+    "Your move is due by Tue 1 Dec 2026, 18:00 CET (in 2 days 5 hours)."
+    """
+    left = time_left(due - (time.time() if now is None else now))
+    return f"{'Your' if yours else 'The'} move is due by {when(due, zone)} ({left})."
 
 
 def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
@@ -92,20 +116,20 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     names = names_of(store, game)
     others = [n for i, n in enumerate(names) if i != seat]
     seat_name = prose.seat_namer(names, seat)
-    title, zone = engine.title, time_zone(player)
+    title = engine.title
     with_whom = f"{title} with {join(others)}" if others else title
-    due = _deadline(game)
-    due_text = when(due, zone) if due is not None and game.status == "active" else None
+    due = _due(game, player, seat)
 
     lines: list[Line] = [f"Hello {player.get('name') or 'there'},", ""]
     result = notice.get("result") or game.result
     if kind == notices.GAME_STARTED:
         lines.append(f"Your game of {with_whom} has started.")
+    elif kind == notices.TURN_STARTED and notice.get("started"):
+        lines.append(f"Your game of {with_whom} has started, and it is your turn.")
     elif kind == notices.TURN_STARTED:
         lines.append(f"It is your turn in {with_whom}.")
     elif kind == notices.DEADLINE_REMINDER:
-        lines.append(f"Reminder: your move in {with_whom} is due "
-                     f"{due_text or 'soon'}.")
+        lines.append(f"Reminder: your move in {with_whom} is due soon.")
     elif kind == notices.TIMED_OUT:
         lines.append(f"You ran out of time in {with_whom}. {_timeout_action(game)}")
     else:
@@ -122,7 +146,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
 
     asked = kind in _ASKED_TO_MOVE
     cid = f"board-{game.id}-{notice['step']}-{seat}-{kind}"
-    lines += _position(store, game, seat, names, due_text, asked, reply, cid=cid)
+    lines += _position(store, game, seat, names, due, asked, reply, cid=cid)
     lines += ["", *_footer(config, game, notice)]
     return compose(subject_of(game, names, pid), lines, told)
 
@@ -134,20 +158,19 @@ def asks_to_move(game: Game, notice: dict[str, Any]) -> bool:
 
 
 def answer(store: Store, config: Config, game: Game | None, seat: int | None,
-           player: dict[str, str], pid: str | None, why: str, reply: str | None) -> Letter:
-    """The answer to a reply that made no move: what was wrong and, where it is still this
+           player: dict[str, str], pid: str | None, why: str, reply: str | None,
+           opening: str | None = None) -> Letter:
+    """The answer to a reply that made no move (or, with `opening`, made the moves it tells
+    before one of its lines stopped it): what was wrong and, where it is still this
     seat's turn, the position and the legal moves again (`reply`: where to answer now)."""
-    lines: list[Line] = [
-        f"Hello {player.get('name') or 'there'},", "",
-        *textwrap.wrap(f"Your reply could not be played: {why} Nothing was changed.", WIDTH)]
+    said = opening or f"Your reply could not be played: {why} Nothing was changed."
+    lines: list[Line] = [f"Hello {player.get('name') or 'there'},", "",
+                         *textwrap.wrap(said, WIDTH)]
     subject = "Parley: your reply"
     if game is not None and seat is not None and pid is not None:
         names = names_of(store, game)
         subject = subject_of(game, names, pid)
-        due = _deadline(game)
-        due_text = when(due, time_zone(player)) if due is not None and \
-            game.status == "active" else None
-        lines += _position(store, game, seat, names, due_text, True, reply)
+        lines += _position(store, game, seat, names, _due(game, player, seat), True, reply)
         lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), step {game.step}",
                   f"Game:  {config.BASE_URL}/v1/games/{game.id}"]
     else:
@@ -161,18 +184,15 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
            waiting: list[tuple[Game, int, str | None]]) -> Letter:
     """The daily digest: every game where it is the player's turn, each with its board, its
     numbered moves and its own reply address (game, seat, the address or None)."""
-    zone = time_zone(player)
     count = f"{len(waiting)} game{'s' if len(waiting) != 1 else ''}"
     lines: list[Line] = [f"Hello {player.get('name') or 'there'},", "",
                          f"It is your turn in {count}."]
     for n, (game, seat, reply) in enumerate(waiting, 1):
         names = names_of(store, game)
         others = [name for i, name in enumerate(names) if i != seat]
-        due = _deadline(game)
         lines += ["", f"== {n}. {game.engine.title} with {join(others)} "
                       f"(game {game.id}) =="]
-        lines += _position(store, game, seat, names,
-                           when(due, zone) if due is not None else None, True, reply,
+        lines += _position(store, game, seat, names, _due(game, player, seat), True, reply,
                            own_mail=len(waiting) == 1,
                            cid=f"board-{game.id}-{game.step}-{seat}-digest")
     lines += ["", "-- ", "You get one digest a day instead of a mail per turn: change it with "
@@ -181,12 +201,12 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
 
 
 def _position(store: Store, game: Game, seat: int, names: Sequence[str],
-              due_text: str | None, asked: bool, reply: str | None,
+              due: Sequence[str], asked: bool, reply: str | None,
               own_mail: bool = True, cid: str = "board") -> list[Line]:
     """The board from this seat (drawn with the players' names; its picture named `cid`),
-    whose turn, the deadline and, when the seat is asked to move, its legal moves and how to
-    play one (by mail to `reply` when given: as a reply to this mail if it is the mail's own
-    reply address, `own_mail`)."""
+    whose turn, the deadline (`due`, its lines) and, when the seat is asked to move, its
+    legal moves and how to play one (by mail to `reply` when given: as a reply to this mail
+    if it is the mail's own reply address, `own_mail`)."""
     engine = game.engine
     state = reads_of(store, game).state(game.id) if game.status != "open" else None
     lines: list[Line] = []
@@ -196,8 +216,7 @@ def _position(store: Store, game: Game, seat: int, names: Sequence[str],
                             tuple(names), f"{cid}@parley")]
     if game.status == "active":
         lines += ["", _whose_turn(game, seat, prose.seat_namer(names, seat))]
-        if due_text:
-            lines.append(f"Deadline: {due_text}.")
+        lines += due
         if state is not None and seat in game.to_act and asked:
             lines += ["", *_legal_moves(engine, state, seat, game.id, reply, own_mail)]
     return lines
@@ -206,6 +225,18 @@ def _position(store: Store, game: Game, seat: int, names: Sequence[str],
 def _deadline(game: Game) -> float | None:
     raw = game.raw.get("deadline")
     return float(raw) if raw else None
+
+
+def _due(game: Game, player: dict[str, str], seat: int) -> list[str]:
+    """The deadline of an active game in the reader's zone and the time left ([] without
+    one); a reader who set no zone is told the times are UTC."""
+    due = _deadline(game)
+    if due is None or game.status != "active":
+        return []
+    lines = _wrapped(due_sentence(due, time_zone(player), seat in game.to_act))
+    if not player.get("time_zone"):
+        lines.append("(Times are in UTC: you have set no time zone.)")
+    return lines
 
 
 def _timeout_action(game: Game) -> str:
@@ -266,6 +297,10 @@ def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str,
     if complete and len(moves) <= LEGAL_MOVES_LISTED:
         out = ["Your legal moves:"]
         out += [f"  {i:>3}  {label(engine, move)}" for i, move in enumerate(moves)]
+        if reply:
+            out += textwrap.wrap("Reply with one move per line; a number means that move of "
+                                 "this list, tried where the lines above it leave the game.",
+                                 WIDTH)
         how = [f"Play one with `parley move {gid} <number or move>` (numbers as "
                f"`parley view {gid}` lists them), or 'resign'."]
         by_mail = "the number of your move (or the move, or 'resign')"

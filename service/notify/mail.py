@@ -162,6 +162,19 @@ def _fill(msg: EmailMessage, body: str, html: str | None, images: Sequence[Inlin
 
 # ---- transport --------------------------------------------------------------------------------
 
+def destination(config: Config) -> str:
+    """Where mail goes, for the operator: the SMTP URL without its password (it lands in
+    logs and terminals), or the outbox folder."""
+    if not config.SMTP_URL:
+        return f"Maildir {config.OUTBOX_DIR} (no PARLEY_SMTP_URL)"
+    url = urlsplit(config.SMTP_URL)
+    if url.password is None:
+        return f"SMTP {config.SMTP_URL}"
+    netloc = url.netloc.rsplit("@", 1)[1]
+    netloc = f"{url.username}:***@{netloc}" if url.username else f"***@{netloc}"
+    return f"SMTP {url._replace(netloc=netloc).geturl()}"
+
+
 def send(config: Config, msg: EmailMessage) -> str:
     """Send by SMTP, or write to the Maildir outbox; returns where it went."""
     if not config.SMTP_URL:

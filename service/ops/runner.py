@@ -26,6 +26,7 @@ import sys
 import time
 
 from service.config import Config, appendfsync, embedded_redis_url
+from service.notify import mail
 from service.ops.child_process import die_with_parent
 from service.ops.embedded_redis import (
     RedisStartError,
@@ -149,6 +150,7 @@ def run() -> int:
     except (PortTaken, RedisStartError, PasswordFileError) as err:
         print(f"parley: {err}", file=sys.stderr, flush=True)
         return 1
+    print(f"parley: mail: {mail.destination(config)}", flush=True)
     procs: dict[str, subprocess.Popen] = {}
     rc = 0
     try:

@@ -11,6 +11,9 @@ from __future__ import annotations
 PENDING_KEY = "parley:pending"
 #: sorted set of all game ids by creation time
 GAMES_KEY = "parley:games"
+#: sorted set, every score 0 (so in id order): games created and not yet seen started, the
+#: lobby of `GET /v1/games?status=open`, which drops the started ones as it meets them
+LOBBY_KEY = "parley:lobby"
 #: set of game ids whose outbox may hold undispatched notices
 NOTIFY_KEY = "parley:notify"
 #: pub/sub channel: "<game id> <applied>" after every commit

@@ -76,6 +76,7 @@ from service.storage.keys import (
     FEEDS_CHANNEL,
     GAMES_KEY,
     LIVE_PLAYERS_KEY,
+    LOBBY_KEY,
     METRICS_KEY,
     NOTIFY_KEY,
     PENDING_KEY,
@@ -422,7 +423,15 @@ class Store:
         pipe.hset(game_key(gid, "secret"), mapping={"server_seed": server_seed_hex})
         pipe.execute()
         self.r.zadd(GAMES_KEY, {gid: time.time()})
+        self.r.zadd(LOBBY_KEY, {gid: 0})
         self.r.sadd(player_games_key(creator), gid)
+
+    def lobby_ids(self, after: str | None, count: int) -> list[str]:
+        """Up to `count` ids of the lobby after the id `after`, in id order."""
+        return self.r.zrangebylex(LOBBY_KEY, f"({after}" if after else "-", "+", 0, count)
+
+    def leave_lobby(self, gid: str) -> None:
+        self.r.zrem(LOBBY_KEY, gid)
 
     def meta(self, gid: str) -> dict[str, str]:
         return self.r.hgetall(game_key(gid, "meta"))

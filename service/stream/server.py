@@ -367,8 +367,11 @@ async def stream(request: web.Request) -> web.StreamResponse:
 async def _feed(request: web.Request, hub: Hub, listener: Listener, last: str | None
                 ) -> web.StreamResponse:
     """Write the stream: what it missed since `last`, then each entry the hub hands it."""
+    # any origin may read it: the one-time ticket in the URL is the only credential (no
+    # cookies), and the browser client's page is served by the web process, another origin
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                       "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                                       "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                                       "Access-Control-Allow-Origin": "*"})
     await resp.prepare(request)
     try:
         missed, gone = await hub.join(listener, last)

@@ -21,6 +21,7 @@ from service.storage.resolve_queue import make_queue, share_queue
 from service.storage.store import Store
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.notification_schemas import WebhookEventSchema, webhooks_section
+from service.web.client_route import init_client
 from service.web.errors import problem_response, render_problem
 from service.web.fastpath import HotPaths
 from service.web.limits import breach_headers, init_limits
@@ -131,6 +132,7 @@ def create_app(config: Config | None = None) -> Flask:
     refuse_unknown_parameters(app, api.spec.to_dict())
     init_limits(app, config)
     init_metrics(app)  # GET /metrics, outside the OpenAPI document
+    init_client(app, config)  # GET /: the browser client (docs/client.md)
     if config.HOT_PATHS:
         app.wsgi_app = HotPaths(app, app.wsgi_app)  # type: ignore[method-assign]
     if config.PROXY_HOPS:

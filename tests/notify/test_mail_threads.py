@@ -42,7 +42,7 @@ def _deadline(client, gid, zone: str) -> str:
     due = datetime.strptime(client.get(f"/v1/games/{gid}").get_json()["deadline"],
                             "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     local = due.astimezone(ZoneInfo(zone))
-    return local.strftime(f"%A {local.day} %B, %H:%M {local.tzname()}")
+    return local.strftime(f"%a {local.day} %b %Y, %H:%M {local.tzname()}")
 
 
 def _quiet_move(view) -> dict:
@@ -63,8 +63,8 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
     start = {p.name: (_deadline(nclient, gid, z), smtp.to(f"{p.name.lower()}@example.org"))
              for p, z in ((ann, "Europe/Berlin"), (bob, "Asia/Tokyo"))}
     for due, mails in start.values():
-        assert len(mails) == 2
-        assert f"Deadline: {due}." in _text(mails[1])  # the setup's deadline, in their zone
+        assert len(mails) == 1  # the start and the setup turn: one mail
+        assert f"Your move is due by {due} (in " in _text(mails[0])  # in their zone
     assert " CET" in start["Ann"][0] or " CEST" in start["Ann"][0]
     assert start["Bob"][0].endswith(" JST")
 
@@ -80,7 +80,7 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
     assert "Hello Ann," in text and "It is your turn in Stratego with Bob." in text
     assert "- You submitted a setup." in text and "- Bob submitted a setup." in text
     assert "\nYour move.\n" in text
-    assert f"Deadline: {_deadline(nclient, gid, 'Europe/Berlin')}." in text
+    assert f"Your move is due by {_deadline(nclient, gid, 'Europe/Berlin')} (in " in text
     assert STRATEGO.render_text(view["state"], ["Ann", "Bob"]).rstrip() in text
     assert "Ann (Red) to move - you are Ann (Red)" in text
     assert 0 < len(view["legal_moves"]) <= 40
@@ -109,7 +109,7 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
     for me, other, turns in ((ann, bob, 4), (bob, ann, 3)):
         mails = smtp.to(f"{me.name.lower()}@example.org")
         kinds = [m["X-Parley-Event"] for m in mails]
-        assert kinds[0] == "game.started" and kinds[-1] == "game.finished"
+        assert kinds[0] == "turn.started" and kinds[-1] == "game.finished"  # start + setup
         assert kinds.count("turn.started") == turns  # the setup, then every turn of play
         # one thread: the first mail is its root, every later one answers it
         root = f"<game-{gid}-{me.id}@parley>"
@@ -133,7 +133,7 @@ def test_a_duel_by_mail_is_one_readable_thread_per_player(nclient, work, smtp) -
     last_bob = played[-1][1]  # Bob's last move, made after his last turn mail
     assert (f"Since your last turn:\n- You moved {last_bob['from']}-{last_bob['to']}.\n"
             "- You resigned.\n") in bob_end
-    assert "Your legal moves:" not in ann_end and "Deadline:" not in ann_end
+    assert "Your legal moves:" not in ann_end and "is due by" not in ann_end
 
 
 def test_a_retried_turn_mail_tells_the_same_story(nclient, napp, work, smtp) -> None:

@@ -24,6 +24,7 @@ from service.domain.game import (
 )
 from service.domain.game_reads import player_games, view_inputs
 from service.domain.live_feed import ticket
+from service.domain.lobby import lobby_page
 from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.notify import dispatch
@@ -113,8 +114,14 @@ class Games(MethodView):
         optionally only those in one `status` or (`turn=mine`) waiting for the caller. `next`
         is the cursor of the following page, null after the last; the cursor is the last id
         looked at, so games added meanwhile neither repeat nor shift a page.
-        `GET /v1/players/me/games` is the same list."""
-        return games_page(current_player(), query)
+        `GET /v1/players/me/games` is the same list, but for `status=open`: here it is the
+        lobby, every game with a free seat whoever created it (seated or not), to join."""
+        pid = current_player()
+        if query.get("status") == "open" and query.get("turn") is None:
+            games, last = lobby_page(deps.store(), query["cursor"] or query["after"],
+                                     query["limit"])
+            return {"games": [summary(g) for g in games], "next": last}
+        return games_page(pid, query)
 
 
 def _wanted(game: Game, pid: str, query: dict) -> bool:
