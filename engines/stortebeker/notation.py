@@ -102,7 +102,9 @@ def format_move(move: Move) -> str:
 
 
 def parse_move(text: str) -> Move:
-    words = text.split() if isinstance(text, str) else []
+    """The move a line of notation names, read without regard to case or spacing (ids are
+    lower case: a phone's keyboard capitalises); `bad_notation` for anything else."""
+    words = text.lower().split() if isinstance(text, str) else []
     if not words or not all(_NAME.fullmatch(w) or "=" in w or w == "-" for w in words):
         raise _bad(str(text))
     head, args = words[0], words[1:]

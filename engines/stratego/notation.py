@@ -59,10 +59,12 @@ def format_move(move: Move) -> str:
 
 
 def parse_move(text: str) -> Move:
-    """The move a line of notation names; `bad_notation` for anything else."""
+    """The move a line of notation names, read without regard to case or spacing (squares
+    and piece ids are lower case, board codes upper case, so each is folded to its own);
+    `bad_notation` for anything else."""
     if not isinstance(text, str):
         raise _bad(repr(text))
-    words = text.strip().split()
+    words = text.lower().split()
     if words == ["resign"]:
         return {"type": "resign"}
     if words and words[0] == "setup" and len(words) > 1:
@@ -74,7 +76,7 @@ def parse_move(text: str) -> Move:
                 raise _bad(text)
             placement[m[1]] = piece
         return {"type": "setup", "placement": placement}
-    m = _PLAY.fullmatch(text.strip())
+    m = _PLAY.fullmatch(text.strip().lower())
     if m is None:
         raise _bad(text)
     return {"type": "move", "from": m[1], "to": m[2]}

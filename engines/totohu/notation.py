@@ -58,8 +58,9 @@ def format_move(move: Move) -> str:
 
 
 def parse_move(text: str) -> Move:
-    """The move a line of notation names; `bad_notation` for anything else."""
-    words = text.split() if isinstance(text, str) else []
+    """The move a line of notation names, read without regard to case or spacing (ship ids
+    are lower case: a phone's keyboard capitalises); `bad_notation` for anything else."""
+    words = text.lower().split() if isinstance(text, str) else []
     match words:
         case ["resign"]:
             return {"type": "resign"}

@@ -116,8 +116,9 @@ def server_envelope(server_key: Any, gid: str, seat: int, step: int,
 def mail_envelope(server_key: Any, gid: str, seat: int, step: int, move: dict[str, Any],
                   token_digest: str, received_at: str) -> dict[str, Any]:
     """The envelope of a move made by mail reply, signed with the server key on the player's
-    behalf (docs/audit.md §15): the nonce is the reply token's digest, so one token makes at
-    most one move (a second reply is a duplicate nonce)."""
+    behalf (docs/audit.md §15): the nonce derives from the reply token (its digest for a
+    reply's first line, then one per line: `service.domain.mail_moves`), so one token makes
+    one reply's moves and no more (a second reply repeats a nonce)."""
     return _signed(server_key, signing.MAIL_KEY_ID, {
         "game": gid, "seat": seat, "step": step, "move": move, "nonce": token_digest,
         "issued_at": received_at})

@@ -313,11 +313,11 @@ def _legal_moves(engine: Engine, state: dict[str, Any], seat: int, gid: str,
         how = [f"Play it with `parley move {gid} '<move>'`."]
         by_mail = "your move (or 'resign')"
     if reply and own_mail:
-        how = textwrap.wrap(f"To play, reply to this mail with {by_mail} on the first line, "
+        how = textwrap.wrap(f"To play, reply to this mail with {by_mail}, one move a line, "
                             f"above the quoted text (the reply goes to {reply}). Or: {how[0]}",
                             WIDTH, break_on_hyphens=False)
     elif reply:
-        how = textwrap.wrap(f"To play, write to {reply} with {by_mail} on the first line. "
+        how = textwrap.wrap(f"To play, write to {reply} with {by_mail}, one move a line. "
                             f"Or: {how[0]}", WIDTH, break_on_hyphens=False)
     return out + how
 

@@ -47,7 +47,7 @@ READ_CHUNK = 4096
 
 
 class ReplyHandler:
-    """aiosmtpd's handler: one move (or one answer) per accepted message."""
+    """aiosmtpd's handler: one reply's moves (or one answer) per accepted message."""
 
     def __init__(self, config: Config, store: Store, queue: Any, server_key: Any) -> None:
         self.config, self.store, self.queue, self.server_key = config, store, queue, server_key

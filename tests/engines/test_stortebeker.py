@@ -654,7 +654,7 @@ def test_notation_round_trips() -> None:
     ]:
         assert E.parse_move(text) == move
         assert E.format_move(move) == text
-    for bad in ("", "place", "board", "play take=x", "jump x", "place A B"):
+    for bad in ("", "place", "board", "play take=x", "jump x", "place a+ b"):
         with pytest.raises(IllegalMove) as err:
             E.parse_move(bad)
         assert err.value.code == "bad_notation"

@@ -995,7 +995,7 @@ def test_notation_reads_and_writes_every_move_kind() -> None:
     ]:
         assert E.parse_move(f"  {text} ") == move
         assert E.format_move(move) == text
-    for bad in ("play", "play M2", "raid sink", "order 0-1 0-2", "order 0-1 0-2 x", "m2"):
+    for bad in ("play", "play m-2", "raid sink", "order 0-1 0-2", "order 0-1 0-2 x", "m2"):
         with pytest.raises(IllegalMove) as err:
             E.parse_move(bad)
         assert err.value.code == "bad_notation"

@@ -130,10 +130,11 @@ def format_move(move: Move) -> str | None:
 
 
 def parse_move(text: str) -> Move | None:
-    """The race move a text names; None if the first word is no race word."""
+    """The race move a text names, read without regard to case or spacing (every id is lower
+    case: a phone's keyboard capitalises); None if the first word is no race word."""
     if not isinstance(text, str):
         raise _bad(repr(text))
-    words = text.split()
+    words = text.lower().split()
     if not words:
         raise _bad(text)
     head, args = words[0], words[1:]

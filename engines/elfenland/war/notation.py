@@ -92,10 +92,11 @@ def _town(text: str) -> str:
 
 
 def parse_move(text: str) -> Move:
-    """The move a line of notation names; `bad_notation` if it cannot be read."""
+    """The move a line of notation names, read without regard to case or spacing (every id is
+    lower case: a phone's keyboard capitalises); `bad_notation` if it cannot be read."""
     if not isinstance(text, str):
         raise fail("bad_notation", "A move in notation is a string.")
-    words = text.strip().split()
+    words = text.lower().split()
     if not words:
         raise fail("bad_notation", "Empty move.")
     head, args = words[0], words[1:]
