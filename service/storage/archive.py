@@ -91,9 +91,23 @@ class Archive:
         if not self._ready:
             with self._lock:
                 if not self._ready:
-                    metadata.create_all(self.engine)
+                    self._create_tables()
                     self._ready = True
         return self.engine
+
+    def _create_tables(self) -> None:
+        """The tables, made by whichever process first needs them. Two processes starting on
+        a new archive (a web process and a worker) may both find a table missing and both
+        create it; the second's "already exists" means the first did, so it looks again."""
+        for attempt in range(3):
+            try:
+                metadata.create_all(self.engine)
+                return
+            except (sa.exc.OperationalError, sa.exc.ProgrammingError,
+                    sa.exc.IntegrityError) as err:  # SQLite's, and PostgreSQL's two forms
+                if not any(w in str(err) for w in ("already exists", "duplicate key")) \
+                        or attempt == 2:
+                    raise
 
     # ---- writing ---------------------------------------------------------------------------
 
