@@ -71,7 +71,8 @@ def cache_control(game: Game, seat: int | None) -> str:
 
 
 def seat_names(store: Store, game: Game) -> list[str]:
-    """Each seat's player name, as the mails name them ("someone" without a name)."""
+    """Each seat's player name, as pictures and mails name them ("someone" without a name,
+    "nobody" for a seat nobody holds)."""
     names = []
     for pid in game.players:
         record = store.player(pid) if pid else None

@@ -28,6 +28,7 @@ from engines.sentences import join
 from service.client.move_input import label
 from service.config import Config
 from service.domain import notices
+from service.domain.boards import seat_names
 from service.domain.game import PLATFORM_EVENTS, Game
 from service.domain.game_reads import reads_of
 from service.notify import prose
@@ -51,15 +52,6 @@ _ASKED_TO_MOVE = frozenset({notices.TURN_STARTED, notices.DEADLINE_REMINDER})
 def thread_root(gid: str, pid: str) -> str:
     """The Message-ID (without brackets and domain) of the thread's first mail."""
     return f"game-{gid}-{pid}"
-
-
-def names_of(store: Store, game: Game) -> list[str]:
-    """Each seat's player name (a seat nobody holds: "nobody")."""
-    out = []
-    for pid in game.players:
-        record = store.player(pid) if pid else None
-        out.append((record or {}).get("name") or ("someone" if pid else "nobody"))
-    return out
 
 
 def subject_of(game: Game, names: Sequence[str], pid: str) -> str:
@@ -113,7 +105,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     the address that takes this turn's move by reply, if any."""
     kind, seat = notice["type"], notice["seat"]
     engine = game.engine
-    names = names_of(store, game)
+    names = seat_names(store, game)
     others = [n for i, n in enumerate(names) if i != seat]
     seat_name = prose.seat_namer(names, seat)
     title = engine.title
@@ -168,7 +160,7 @@ def answer(store: Store, config: Config, game: Game | None, seat: int | None,
                          *textwrap.wrap(said, WIDTH)]
     subject = "Parley: your reply"
     if game is not None and seat is not None and pid is not None:
-        names = names_of(store, game)
+        names = seat_names(store, game)
         subject = subject_of(game, names, pid)
         lines += _position(store, game, seat, names, _due(game, player, seat), True, reply)
         lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), step {game.step}",
@@ -188,7 +180,7 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
     lines: list[Line] = [f"Hello {player.get('name') or 'there'},", "",
                          f"It is your turn in {count}."]
     for n, (game, seat, reply) in enumerate(waiting, 1):
-        names = names_of(store, game)
+        names = seat_names(store, game)
         others = [name for i, name in enumerate(names) if i != seat]
         lines += ["", f"== {n}. {game.engine.title} with {join(others)} "
                       f"(game {game.id}) =="]
