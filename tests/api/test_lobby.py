@@ -42,3 +42,18 @@ def test_the_lobby_lists_open_games_to_everyone_until_they_start(client) -> None
 
 def _ids(page: dict) -> list[str]:
     return [g["id"] for g in page["games"]]
+
+
+def test_a_game_no_longer_live_leaves_the_lobby_without_a_look_in_the_archive(client) -> None:
+    """An entry whose game is finished and moved (a pointer in Redis, the record in an archive
+    this process may not even have) is dropped; the page never asks the archive."""
+    from service.storage.game_records import ARCHIVED
+    from service.storage.keys import game_key
+
+    ann, bob = (TestPlayer(n).register(client) for n in ("ann", "bob"))
+    gid = client.post("/v1/games", json={"ruleset": "stratego", "options": DUEL,
+                                         "players": 2}, headers=ann.auth).get_json()["id"]
+    store = client.application.extensions["parley_store"]
+    store.r.hset(game_key(gid, "meta"), mapping={"status": "finished", ARCHIVED: "1"})
+    assert gid not in _ids(_lobby(client, bob))  # was 500: the archive had no record of it
+    assert gid not in store.lobby_ids(None, 1000)
