@@ -64,6 +64,10 @@ class ArchiveMissing(RuntimeError):
     archive restored from a backup older than the games it should hold)."""
 
 
+#: what another process making the same tables at the same moment makes this one meet
+FIRST_USE_RACES = ("already exists", "duplicate key", "database is locked")
+
+
 class Archive:
     """One archive database; safe to share between threads, and across a fork."""
 
@@ -98,16 +102,17 @@ class Archive:
     def _create_tables(self) -> None:
         """The tables, made by whichever process first needs them. Two processes starting on
         a new archive (a web process and a worker) may both find a table missing and both
-        create it; the second's "already exists" means the first did, so it looks again."""
-        for attempt in range(3):
+        create it; the second's "already exists" means the first did, so it looks again (as
+        after a new SQLite file's "locked", met while another process turns it to WAL)."""
+        for attempt in range(5):
             try:
                 metadata.create_all(self.engine)
                 return
             except (sa.exc.OperationalError, sa.exc.ProgrammingError,
                     sa.exc.IntegrityError) as err:  # SQLite's, and PostgreSQL's two forms
-                if not any(w in str(err) for w in ("already exists", "duplicate key")) \
-                        or attempt == 2:
+                if not any(w in str(err) for w in FIRST_USE_RACES) or attempt == 4:
                     raise
+                time.sleep(0.05 * (attempt + 1))
 
     # ---- writing ---------------------------------------------------------------------------
 
