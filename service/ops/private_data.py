@@ -54,18 +54,25 @@ def embedded_password(data_dir: Path) -> str:
         return password
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = password_path(data_dir)
+    write_once(path, (secrets.token_urlsafe(32) + "\n").encode())
+    return embedded_password(data_dir)
+
+
+def write_once(path: Path, content: bytes) -> None:
+    """Create `path` (0600) holding `content`, unless a process starting at the same moment
+    made it first (then theirs stands): written whole under a private name, then linked into
+    place, so that nobody ever reads a half-written file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_urlsafe(32) + "\n")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
             fh.flush()
             os.fsync(fh.fileno())
         with contextlib.suppress(FileExistsError):  # another process was first: use theirs
             os.link(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return embedded_password(data_dir)
 
 
 def tighten(path: Path, mode: int) -> None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 from functools import lru_cache
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service.ops.private_data import write_once
 
 
 def derived_secret(server_key: Ed25519PrivateKey, purpose: bytes) -> bytes:
@@ -28,20 +28,9 @@ def load_server_key(path: Path) -> Ed25519PrivateKey:
         key = Ed25519PrivateKey.generate()
         pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
-        # written whole under a private name, then linked into place: a process starting at
-        # the same moment (the web server boots its workers together) sees no key or a whole one,
-        # never a half-written file
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(pem)
-                fh.flush()
-                os.fsync(fh.fileno())
-            with contextlib.suppress(FileExistsError):  # another process was first: use theirs
-                os.link(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        # a process starting at the same moment (the web server boots its workers together)
+        # sees no key or a whole one, never a half-written file
+        write_once(path, pem)
     key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     assert isinstance(key, Ed25519PrivateKey), f"{path} is not an Ed25519 key"
     return key
