@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape
 
 from engines.elfenland.board import board
 from engines.elfenland.cards import CARD_TYPES
-from engines.elfenland.layout import Layout, Point
-from engines.elfenland.map_svg import STYLE, TERRAINS, WIDTH, arrow, shapes, terrain_mark
+from engines.elfenland.layout import Layout, Point, layout_for
+from engines.elfenland.map_svg import MAP_Y, STYLE, TERRAINS, WIDTH, arrow, shapes, terrain_mark
 from engines.sentences import words
-from engines.svg import Svg, num
+from engines.svg import Svg, initials, num, player_names
 
 #: card and counter type -> the three letters its boxes carry
 ABBR: Mapping[str, str] = {
@@ -213,3 +215,35 @@ def cards_section(label: str, hand: Mapping[str, int]) -> Section:
         if x == RIGHT:
             doc.text(RIGHT, y + 36, "none", size=11.5, anchor="start", class_="s")
     return 62, draw
+
+
+@dataclass(frozen=True)
+class Readers:
+    """What the race's and the war's pictures both start from: the map set and its layout,
+    the players' names (whole, shortened, as letters), the viewer's seat and how the
+    description says whose picture it is."""
+
+    map_name: str
+    lay: Layout
+    who: list[str]
+    short: list[str]
+    letters: list[str]
+    me: int | None
+    seen: str
+
+
+def readers(view: Mapping[str, Any], names: Sequence[str] | None) -> Readers:
+    map_name = str(view["options"]["map_data"])
+    who = player_names(int(view["seats"]), names)
+    me = view["seat"] if isinstance(view["seat"], int) else None
+    return Readers(map_name, layout_for(map_name), who, [short(x) for x in who],
+                   initials(who), me,
+                   f"seen by {who[me]}" if me is not None else "seen by a spectator")
+
+
+def page_heights(lay: Layout, rows_h: float, sections: Sequence[Section],
+                 marks: Sequence[tuple[str, str]]) -> tuple[float, float, float]:
+    """Where the panel and the key start under the map, and the picture's height."""
+    panel_y = MAP_Y + lay.height + 18
+    key_y = panel_y + max(rows_h, sum(h for h, _ in sections)) + 20
+    return panel_y, key_y, key_y + 24 * (key_rows(marks) - 1) + 26

@@ -23,7 +23,7 @@ from engines.elfenland import pieces_svg as P
 from engines.elfenland.board import board
 from engines.elfenland.layout import layout_for
 from engines.sentences import join, outcome, plural, stated, words
-from engines.svg import PLAYER_SHAPES, Svg, initials, num, player_names
+from engines.svg import PLAYER_SHAPES, Svg, num
 
 #: decision kind -> what the players to act are doing
 DOING: Mapping[str, str] = {
@@ -43,13 +43,9 @@ def render_svg(view: Mapping[str, JSON], names: Sequence[str] | None = None) -> 
     the last attack), each player's counts, the viewer's hand, support and condition card, the
     supply and the round; `names`: the players' names by seat."""
     v: Mapping[str, Any] = view
-    map_name = str(v["options"]["map_data"])
-    lay = layout_for(map_name)
-    n = int(v["seats"])
-    who = player_names(n, names)
-    short = [P.short(x) for x in who]
-    letters = initials(who)
-    me = v["seat"] if isinstance(v["seat"], int) else None
+    r = P.readers(v, names)
+    map_name, who, short, letters, me = r.map_name, r.who, r.short, r.letters, r.me
+    n = len(who)
     pal = M.palette(v["colours"])
 
     head, status = _heading(v, short)
@@ -57,14 +53,11 @@ def render_svg(view: Mapping[str, JSON], names: Sequence[str] | None = None) -> 
     sections = _sections(v, short, map_name, me)
     extras = [_extras(v, s, short, map_name) for s in range(n)]
     rows_h = sum(ROW + (14 if e else 0) for e in extras)
-    panel_y = M.MAP_Y + lay.height + 18
-    key_y = panel_y + max(rows_h, sum(h for h, _ in sections)) + 20
     marks = _marks(bool(goals), v)
-    height = key_y + 24 * (P.key_rows(marks) - 1) + 26
+    panel_y, key_y, height = P.page_heights(r.lay, rows_h, sections, marks)
 
     title = "Battle for Elfland: " + (join(who) if n > 1 else who[0])
-    seen = f"seen by {who[me]}" if me is not None else "seen by a spectator"
-    doc = Svg(M.WIDTH, height, title, _desc(v, who, pal, seen, head, status, map_name))
+    doc = Svg(M.WIDTH, height, title, _desc(v, who, pal, r.seen, head, status, map_name))
     P.frame(doc, head, status)
     doc.raw(f'<g id="map" transform="translate(0 {M.MAP_Y})">')
     doc.raw(M.ground(map_name))
