@@ -178,6 +178,13 @@ class Svg:
         return "".join(self._parts) + "</svg>"
 
 
+def placed(inner: str, cx: float, cy: float, scale: float = 1.0) -> str:
+    """Markup drawn around (0, 0), moved to (cx, cy) and scaled: one drawing of a symbol
+    serves every place it stands."""
+    zoom = "" if scale == 1 else f" scale({num(scale)})"
+    return f'<g transform="translate({num(cx)} {num(cy)}){zoom}">{inner}</g>'
+
+
 def legend(doc: Svg, x: float, y: float, names: Sequence[str], extra: Sequence[str] = (),
            line: float = 18.0) -> float:
     """Each player's token and name (and an optional note per player) from (x, y) down;

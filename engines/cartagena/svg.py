@@ -25,7 +25,7 @@ from engines.cartagena import event_text
 from engines.cartagena.data import DATASETS, symbol_of
 from engines.contract import JSON
 from engines.sentences import capital, game_over_line, join, place, plural, possessive
-from engines.svg import Svg, initials, num, player_names
+from engines.svg import Svg, initials, num, placed, player_names
 
 COLS = 12
 #: a square's size, the distance between columns and between rows
@@ -123,8 +123,7 @@ def glyph(symbol: str, cx: float, cy: float, scale: float = 1.0) -> str:
     if inner is None:
         inner = (f'<circle class="gs" cx="0" cy="0" r="10"/><text class="pn" x="0" y="5" '
                  f'text-anchor="middle">{escape(symbol[:1].upper())}</text>')
-    zoom = "" if scale == 1 else f" scale({num(scale)})"
-    return f'<g transform="translate({num(cx)} {num(cy)}){zoom}">{inner}</g>'
+    return placed(inner, cx, cy, scale)
 
 
 # ---- the route -----------------------------------------------------------------------------

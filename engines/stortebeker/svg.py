@@ -21,7 +21,7 @@ from engines.contract import JSON
 from engines.sentences import capital, game_over_line, join, plural, possessive
 from engines.stortebeker import event_text
 from engines.stortebeker.data import CardData, card_data
-from engines.svg import Svg, initials, num, player_names
+from engines.svg import Svg, initials, num, placed, player_names
 
 WIDTH = 900
 LEFT = 12
@@ -96,8 +96,7 @@ def glyph(kind: str, cx: float, cy: float, scale: float = 1.0) -> str:
     if inner is None:
         inner = (f'<circle class="gs" r="10"/><text class="v" y="5">'
                  f'{escape(kind[:1].upper())}</text>')
-    zoom = "" if scale == 1 else f" scale({num(scale)})"
-    return f'<g transform="translate({num(cx)} {num(cy)}){zoom}">{inner}</g>'
+    return placed(inner, cx, cy, scale)
 
 
 @lru_cache(maxsize=8)
