@@ -26,7 +26,8 @@ from typing import Any
 import redis
 import requests
 
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 
 
 @dataclass

@@ -12,7 +12,8 @@ import pytest
 import redis
 
 from service.config import Config
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 
 
 @pytest.fixture(scope="session")

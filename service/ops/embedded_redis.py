@@ -53,12 +53,6 @@ class RedisStartError(RuntimeError):
     """The embedded Redis did not start; the message says why and what to change."""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _port_taken(port: int) -> RedisStartError:
     return RedisStartError(
         f"port {port} on 127.0.0.1 is already in use (another Redis, perhaps one left running "

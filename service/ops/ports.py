@@ -10,9 +10,14 @@ Two servers starting in the same instant could both pass; one started before is 
 
 from __future__ import annotations
 
+import random
 import socket
+from pathlib import Path
 
 from service.config import Config
+
+#: where the kernel picks the local ports of outgoing connections (Linux's default if unknown)
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
 
 
 class PortTaken(RuntimeError):
@@ -49,3 +54,31 @@ def ensure_served_ports_free(config: Config, names: list[str]) -> None:
     for name in names:
         if name in ports:
             ensure_free(*ports[name])
+
+
+def ephemeral_floor() -> int:
+    """The lowest port the kernel gives outgoing connections' local ends."""
+    try:
+        return int(_EPHEMERAL.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on, for a server the tests or the benchmarks start.
+
+    Chosen below the ephemeral range: a port the kernel hands out (a bind to port 0) is also
+    where it puts the local end of outgoing connections, so between this choice and the
+    server's bind a client connection to Redis could take it (seen: a stream process refused
+    to start on a port a moment ago free)."""
+    low = ephemeral_floor()
+    floor = min(10000, low // 2)
+    for _ in range(200):
+        port = random.randrange(floor, low)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port between {floor} and {low}")

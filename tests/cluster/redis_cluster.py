@@ -6,9 +6,9 @@ bundled redis-server (6.2) has no `CLUSTER ADDSLOTSRANGE` and `redis-cli --clust
 not needed: each node is given its third of the slots with `CLUSTER ADDSLOTS`, the nodes meet,
 and the cluster is ready once every node reports `cluster_state:ok` and knows every slot.
 
-A node listens on its port and on port + 10000 (the cluster bus), so ports are drawn below
-55536 with both free. A node restarted on its port with its directory rejoins by itself
-(`nodes.conf` and the AOF are there).
+A node listens on its port and on port + 10000 (the cluster bus), so ports are drawn with both
+free and both below the ephemeral range. A node restarted on its port with its directory
+rejoins by itself (`nodes.conf` and the AOF are there).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 import redis
 
 from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import ephemeral_floor
 
 #: the slots of a cluster
 SLOTS = 16384
@@ -41,8 +42,10 @@ def _free(port: int) -> bool:
     return True
 
 
-def cluster_ports(count: int, low: int = 20000, high: int = 45000) -> list[int]:
-    """`count` ports in [low, high) whose bus ports (+10000) are free too."""
+def cluster_ports(count: int, low: int = 10000, high: int | None = None) -> list[int]:
+    """`count` ports in [low, high) whose bus ports (+10000) are free too; by default both
+    below the ephemeral range, where no outgoing connection takes them while a node is down."""
+    high = high or ephemeral_floor() - BUS_OFFSET
     chooser = random.Random()
     ports: list[int] = []
     for _ in range(10000):

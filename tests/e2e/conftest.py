@@ -16,7 +16,7 @@ import pytest
 import redis
 import requests
 
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.waiting import wait_until
 
 

@@ -26,7 +26,7 @@ import redis
 import requests
 
 from service.config import Config
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.e2e.conftest import Server, _wait_answering, running_server
 from tests.e2e.test_live import _game
 from tests.waiting import wait_until

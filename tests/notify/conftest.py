@@ -19,7 +19,7 @@ from rq import SimpleWorker
 from rq.job import Job
 
 from service.config import Config
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests import confirming
 from tests.players import TestPlayer
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from service.notify import inbound, mail_in
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.notify.conftest import Mailbox, register, start_game
 from tests.notify.test_mail_replies import DUEL, Inbox, reply
 

@@ -17,7 +17,7 @@ from parley_protocol.verify import verify_bundle
 
 from service.config import Config
 from service.notify import mail_in
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.notify.conftest import Mailbox, register, start_game
 
 DUEL = {"army": "duel", "seat_order": "joined"}

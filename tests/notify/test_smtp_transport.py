@@ -17,7 +17,7 @@ from cryptography.x509.oid import NameOID
 
 from service.config import Config
 from service.notify import mail
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.notify.conftest import Mailbox
 
 

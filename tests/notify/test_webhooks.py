@@ -91,7 +91,7 @@ def test_an_unreachable_receiver_is_retried_then_disabled_and_the_owner_told(
     context.config.cache_clear()
     ann = register(nclient, "ann", "ann@example.org")
     bob = register(nclient, "bob")
-    from service.ops.embedded_redis import free_port
+    from service.ops.ports import free_port
 
     dead = f"http://127.0.0.1:{free_port()}/nobody-listens"
     hook = _hook(nclient, ann, dead, ["game.started"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import requests
 
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.waiting import wait_until
 
 

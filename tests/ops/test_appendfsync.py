@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 
 
 @pytest.mark.parametrize(("env", "expected"), [

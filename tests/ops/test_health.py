@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rq import Worker
 
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from tests.players import TestPlayer
 
 

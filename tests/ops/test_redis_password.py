@@ -14,7 +14,8 @@ import pytest
 import redis
 
 from service.config import Config
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 from service.ops.private_data import PASSWORD_FILE, embedded_password
 from tests.ops.test_supervision import System
 from tests.waiting import wait_until

@@ -13,7 +13,8 @@ from rq import SimpleWorker
 
 from service.config import Config
 from service.ops import fsck
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 from tests.api.helpers import post_move, view
 from tests.ops.helpers import play_duel
 from tests.waiting import wait_until

@@ -19,7 +19,8 @@ import redis
 import requests
 
 from service.ops import embedded_redis
-from service.ops.embedded_redis import RedisStartError, free_port, start_redis, stop_redis
+from service.ops.embedded_redis import RedisStartError, start_redis, stop_redis
+from service.ops.ports import free_port
 from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from service.ops.embedded_redis import free_port
+from service.ops.ports import free_port
 from service.web.serve import KEEP_ALIVE_SECONDS
 from tests.ops.test_supervision import _descendants
 from tests.waiting import wait_until

@@ -30,7 +30,8 @@ from typing import IO
 import redis
 import requests
 
-from service.ops.embedded_redis import free_port, start_redis, stop_redis
+from service.ops.embedded_redis import start_redis, stop_redis
+from service.ops.ports import free_port
 from tests.cluster.redis_cluster import LocalCluster
 
 #: rate limits (service/config.py) generous enough for many clients on one address: the limiter
