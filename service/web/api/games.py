@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 from urllib.parse import urlencode
 
 from flask import Response, redirect, request
@@ -20,15 +19,14 @@ from service.domain.game import (
     events_page,
     load_game,
     seat_view,
-    start_game,
 )
 from service.domain.game_reads import player_games, view_inputs
 from service.domain.live_feed import ticket
 from service.domain.lobby import lobby_page
 from service.domain.open_games import check_open_games, track_open_game
-from service.domain.problems import Conflict, InvalidRequest, NotFound
+from service.domain.problems import InvalidRequest, NotFound
+from service.domain.seating import take_seat
 from service.notify import dispatch
-from service.storage.resolve_queue import wake
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import (
@@ -174,42 +172,8 @@ class Join(MethodView):
         """Take a seat with a client seed (mixed into the dice); the game starts when every
         seat is taken. With `seat_order: random` the final seats are drawn at the start.
         Joining counts against PARLEY_MAX_OPEN_GAMES unless it takes the last seat."""
-        pid = current_player()
-        store = deps.store()
-        record = get_game_or_404(store, game)
-        seat = -1 if data["seat"] is None else data["seat"]
-        if seat >= record.seats:
-            raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
-        if int(record.raw.get("joined", "0")) + 1 < record.seats:  # not the last seat
-            check_open_games(store, pid, config().MAX_OPEN_GAMES, game)
-        client_seed = data["client_seed"] or secrets.token_urlsafe(16)
-        code, taken_seat, taken = store.join(game, seat, pid, client_seed, record.seats)
-        if code != "ok":
-            if store.meta(game).get("status") == "full":
-                # every seat is taken but the game never started: the last join died between
-                # the join script and the start (a retried join lands here); start it now
-                if store.mark_pending(game):
-                    wake(deps.queue(), game)
-                start_game(store, game)
-            raise Conflict({"game_not_open": "The game is not open for joining.",
-                            "already_seated": "You already hold a seat in this game.",
-                            "game_full": "Every seat is taken.",
-                            "seat_taken": "That seat is taken."}[code], code=code)
-        status = "open"
-        final = record.platform.get("seat_order", "random") != "random"
-        if taken < record.seats:
-            track_open_game(store, pid, game)
-        if taken == record.seats:
-            # pending first: if this process dies before the start, the sweep starts the game
-            if store.mark_pending(game):
-                wake(deps.queue(), game)
-            start_game(store, game)
-            status, final = "active", True
-            started = load_game(store, game)
-            if started is not None and pid in started.players:  # the drawn seat
-                taken_seat = started.players.index(pid)
-        log.info("game %s: player %s joined seat %d", game, pid, taken_seat)
-        return {"game": game, "seat": taken_seat, "seat_final": final, "status": status}
+        return take_seat(deps.store(), deps.queue(), game, current_player(), data["seat"],
+                         data["client_seed"], config().MAX_OPEN_GAMES)
 
 
 @blp.route("/<game>/view")

@@ -1,0 +1,60 @@
+"""Taking a seat: one path for a join by the API and an invitation accepted by mail or link."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from service.domain.accept import get_game_or_404
+from service.domain.game import load_game, start_game
+from service.domain.open_games import check_open_games, track_open_game
+from service.domain.problems import Conflict, InvalidRequest
+from service.storage.resolve_queue import wake
+from service.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+_REFUSED = {"game_not_open": "The game is not open for joining.",
+            "already_seated": "You already hold a seat in this game.",
+            "game_full": "Every seat is taken.",
+            "seat_taken": "That seat is taken."}
+
+
+def take_seat(store: Store, queue: Any, gid: str, pid: str, seat: int | None,
+              client_seed: str | None, max_open: int) -> dict[str, Any]:
+    """Seat `pid` (at `seat`, or the first free one) with a client seed (mixed into the dice;
+    one is made up when the player sends none) -> {game, seat, seat_final, status}; the game
+    starts when every seat is taken. Joining counts against `max_open` unless it takes the
+    last seat. Raises the Problem a refusal is."""
+    record = get_game_or_404(store, gid)
+    wanted = -1 if seat is None else seat
+    if wanted >= record.seats:
+        raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
+    if int(record.raw.get("joined", "0")) + 1 < record.seats:  # not the last seat
+        check_open_games(store, pid, max_open, gid)
+    code, taken_seat, taken = store.join(gid, wanted, pid, client_seed or secrets.token_urlsafe(16),
+                                         record.seats)
+    if code != "ok":
+        if store.meta(gid).get("status") == "full":
+            # every seat is taken but the game never started: the last join died between the
+            # join script and the start (a retried join lands here); start it now
+            if store.mark_pending(gid):
+                wake(queue, gid)
+            start_game(store, gid)
+        raise Conflict(_REFUSED[code], code=code)
+    status = "open"
+    final = record.platform.get("seat_order", "random") != "random"
+    if taken < record.seats:
+        track_open_game(store, pid, gid)
+    if taken == record.seats:
+        # pending first: if this process dies before the start, the sweep starts the game
+        if store.mark_pending(gid):
+            wake(queue, gid)
+        start_game(store, gid)
+        status, final = "active", True
+        started = load_game(store, gid)
+        if started is not None and pid in started.players:  # the drawn seat
+            taken_seat = started.players.index(pid)
+    log.info("game %s: player %s joined seat %d", gid, pid, taken_seat)
+    return {"game": gid, "seat": taken_seat, "seat_final": final, "status": status}
