@@ -125,6 +125,10 @@ class Config:
         self.CONFIRM_INTERVAL: int = _env_int("PARLEY_CONFIRM_INTERVAL", 600)
         self.CONFIRMS_PER_ADDRESS: int = _env_int("PARLEY_CONFIRMS_PER_ADDRESS", 3)
         self.CONFIRMS_PER_PLAYER: int = _env_int("PARLEY_CONFIRMS_PER_PLAYER", 5)
+        # ---- invitations by mail (docs/notifications.md "Invitations and mail-only players") --
+        #: a player sends at most so many invitations a day, an address gets at most so many
+        self.INVITES_PER_PLAYER: int = _env_int("PARLEY_INVITES_PER_PLAYER", 20)
+        self.INVITES_PER_ADDRESS: int = _env_int("PARLEY_INVITES_PER_ADDRESS", 3)
         #: `parley mail-in` (SMTP, or LMTP with --lmtp) listens here
         self.MAIL_IN_HOST: str = _env_str("PARLEY_MAIL_IN_HOST", "127.0.0.1")
         self.MAIL_IN_PORT: int = _env_int("PARLEY_MAIL_IN_PORT", self.PORT + 2)

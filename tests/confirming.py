@@ -28,13 +28,13 @@ def link_of(msg: EmailMessage) -> str:
     return match[0]
 
 
-def _read(raw: Any) -> EmailMessage:
+def read_message(raw: Any) -> EmailMessage:
     return email.message_from_binary_file(raw, policy=email.policy.default)  # type: ignore
 
 
 def take_from_maildir(outbox: Path, address: str) -> EmailMessage | None:
     """The latest confirmation mail to `address` in a Maildir outbox, removed from it."""
-    box = mailbox.Maildir(outbox, factory=_read, create=True)
+    box = mailbox.Maildir(outbox, factory=read_message, create=True)
     found = [(key, msg) for key, msg in box.items() if is_confirmation(msg, address)]
     if not found:
         return None

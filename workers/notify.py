@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from service.domain.game import Game
-from service.notify import confirmation, digest, dispatch
+from service.notify import confirmation, digest, dispatch, invitation_mail
 from service.ops.server_key import load_server_key
 from service.storage.notify_records import Outboxes
 from service.storage.store import Store
@@ -78,3 +78,8 @@ def confirmation_job(pid: str, address: str) -> str:
     """RQ job: the confirmation mail of a player's address (queued by the web process, which
     applied the limits: no web process waits for a mail server)."""
     return confirmation.send(context.store(), context.config(), pid, address)
+
+
+def invitation_job(gid: str, inviter: str, address: str) -> str:
+    """RQ job: an invitation mail (queued by the web process, which applied the limits)."""
+    return invitation_mail.send(context.store(), context.config(), gid, inviter, address)

@@ -57,6 +57,8 @@ class Report:
     server_key: str | None = None
     #: the seqs of the entries the server signed on a player's behalf from a mail reply
     mail_authorised: list[int] = field(default_factory=list)
+    #: the seats held without a key: the server signs every move of theirs from mail replies
+    mail_only: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -257,9 +259,18 @@ class _Verifier:
                 seen_players.add(player)
             elif self.audit["status"] != "open" or player is not None:
                 _fail(f"{where}: no player holds seat {seat}")
-            for key_id, public in _get(p, "keys", dict, where).items():
+            keys = _get(p, "keys", dict, where)
+            for key_id, public in keys.items():
                 self._add_key(seat, key_id, public)
+            if p.get("mail_only", False) is not False:
+                if p["mail_only"] is not True or keys:
+                    _fail(f"{where}: mail_only must be true, and such a seat lists no keys")
+                self.report.mail_only.append(seat)
         self.ok(f"players: {len(seen_players)} seated, {len(self.keys)} public keys")
+        if self.report.mail_only:
+            self.ok(f"mail-only: seat{'s' if len(self.report.mail_only) > 1 else ''} "
+                    f"{', '.join(map(str, self.report.mail_only))} play without a key: the "
+                    "server signs every move of theirs from a mail reply")
 
     def _add_key(self, seat: int, key_id: str, public: Any) -> None:
         if key_id in self.keys:

@@ -420,6 +420,17 @@ def _join(session: Session, game: str, seat: int | None) -> int:
     return 0
 
 
+def cmd_invite(args: argparse.Namespace) -> int:
+    """Invite an address by mail to an open game you hold a seat in."""
+    session = Session(args)
+    session.require_player()
+    sent = session.http.post(f"/v1/games/{args.game}/invitations", {"email": args.email})
+    days = sent["expires_in"] // 86400
+    _out(f"invitation to {args.game} mailed to {sent['email']}: replying 'join' or following "
+         f"its link takes a seat (for {days} days); no key needed, they play by mail")
+    return 0
+
+
 def _place(seat: int) -> str:
     """A seat as a player reads it: "player 1 (first to move)", "player 2"."""
     return f"player {seat + 1}" + (" (first to move)" if seat == 0 else "")
@@ -634,6 +645,9 @@ def add_commands(sub: Any) -> None:
     p = add("join", cmd_join, "take a seat in a game (with a random client seed)")
     p.add_argument("game")
     p.add_argument("--seat", type=int, help="a seat number (default: the first free one)")
+    p = add("invite", cmd_invite, "invite an address by mail to an open game (no key needed)")
+    p.add_argument("game")
+    p.add_argument("email")
     p = add("view", cmd_view, "show your view of a game and your legal moves")
     p.add_argument("game")
     p.add_argument("--json", action="store_true", help="print the raw view JSON")

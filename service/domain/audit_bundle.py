@@ -53,7 +53,10 @@ def build_bundle(store: Store, game: Game, server_key: Any,
                 key = store.key(key_id)
                 if key:
                     keys[key_id] = key["public_key"]
-        players.append({"seat": seat, "player": pid, "keys": keys})
+        player: dict[str, Any] = {"seat": seat, "player": pid, "keys": keys}
+        if pid and game.raw.get(f"mail_only:{pid}"):
+            player["mail_only"] = True  # no key: the server speaks for this seat throughout
+        players.append(player)
     secret = reads.secret(game.id) if finished else {}
     bundle = {
         "format": FORMAT,

@@ -75,6 +75,7 @@ PLATFORM: dict[str, Code] = _platform(
     ("forbidden", 403, "The caller may not do this."),
     ("not_owner", 403, "A player may read or change only their own account."),
     ("not_seated", 403, "The signer (or caller) holds no seat in this game."),
+    ("wrong_sender", 403, "An invitation is taken up only by the address it was sent to."),
     # what does not exist
     ("not_found", 404, "No such path."),
     ("game_not_found", 404, "No game with this id."),
@@ -89,7 +90,14 @@ PLATFORM: dict[str, Code] = _platform(
     ("bad_unsubscribe_link", 404, "The unsubscribe link is unknown or was used already."),
     ("bad_confirmation_link", 404, "The address confirmation link is unknown, used already, "
                                    "expired, or for an address the player has given up."),
+    ("bad_invitation", 404, "The invitation is unknown, used already, or expired."),
     # the game's state
+    ("game_not_open", 409, "The game is no longer open for joining (or for invitations)."),
+    ("already_seated", 409, "The player holds a seat in this game already."),
+    ("game_full", 409, "Every seat of the game is taken."),
+    ("seat_taken", 409, "The seat asked for is taken."),
+    ("email_unconfirmed", 409, "Inviting by mail needs a confirmed address of one's own "
+                               "(docs/notifications.md \"Address confirmation\")."),
     ("game_over", 409, "The game has ended; no move is accepted any more."),
     ("game_not_started", 409, "Not every seat has joined yet."),
     ("game_not_finished", 409, "The record (or full audit), and a board picture of an earlier "

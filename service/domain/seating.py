@@ -6,10 +6,9 @@ import logging
 import secrets
 from typing import Any
 
-from service.domain.accept import get_game_or_404
 from service.domain.game import load_game, start_game
 from service.domain.open_games import check_open_games, track_open_game
-from service.domain.problems import Conflict, InvalidRequest
+from service.domain.problems import Conflict, InvalidRequest, NotFound
 from service.storage.resolve_queue import wake
 from service.storage.store import Store
 
@@ -27,7 +26,9 @@ def take_seat(store: Store, queue: Any, gid: str, pid: str, seat: int | None,
     one is made up when the player sends none) -> {game, seat, seat_final, status}; the game
     starts when every seat is taken. Joining counts against `max_open` unless it takes the
     last seat. Raises the Problem a refusal is."""
-    record = get_game_or_404(store, gid)
+    record = load_game(store, gid)  # not accept.get_game_or_404: workers load no marshmallow
+    if record is None:
+        raise NotFound("No such game.", code="game_not_found")
     wanted = -1 if seat is None else seat
     if wanted >= record.seats:
         raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")

@@ -1,7 +1,8 @@
 """`parley mail-in`: the inbound mail service, an SMTP (or, with --lmtp, LMTP) receiver that the
 site's mail server hands replies to (docs/notifications.md "Receiving replies").
 
-It accepts mail only for reply addresses (`move-<token>@...`; anything else is refused at RCPT
+It accepts mail only for reply addresses (`move-<token>@...`, and `join-<token>@...` of an
+invitation; anything else is refused at RCPT
 with 550, so it never becomes a backscatter source) and one recipient per message (452 for a
 second: the sending server retries it in its own transaction, which keeps LMTP's one-reply-per-
 recipient rule trivially true). Each message is parsed (`service.notify.inbound.parse`, bounded)
@@ -26,7 +27,7 @@ from aiosmtpd.smtp import SMTP
 
 from service.config import Config
 from service.domain import mail_moves
-from service.notify import inbound, replies
+from service.notify import inbound, invitation_mail, replies
 from service.ops.server_key import load_server_key
 from service.storage.resolve_queue import make_queue
 from service.storage.store import Store
@@ -55,7 +56,7 @@ class ReplyHandler:
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any,  # noqa: N802
                           address: str, rcpt_options: list[str]) -> str:
-        if mail_moves.token_of(address) is None:
+        if mail_moves.token_of(address) is None and invitation_mail.token_of(address) is None:
             return "550 5.1.1 No such mailbox: this server takes only replies to game mails"
         if envelope.rcpt_tos:
             return "452 4.5.3 One recipient per message, please"

@@ -26,7 +26,8 @@ from parley_protocol import signing
 from service.config import Config
 from service.domain import mail_moves
 from service.domain.game import load_game
-from service.notify import inbound, letters, mail
+from service.domain.problems import Problem
+from service.notify import inbound, invitation_mail, letters, mail
 from service.storage import mail_replies as records
 from service.storage.store import Store, new_id
 
@@ -39,7 +40,8 @@ ANSWERS_PER_HOUR = 10
 @dataclass(frozen=True)
 class Outcome:
     """What became of one inbound mail: `played` (the seqs of its moves, space-separated),
-    `answered` (code), `refused` (code, nobody answered) or `ignored` (why). `stopped`: the
+    `joined` (the seat an invitation's reply took), `answered` (code), `refused` (code, nobody
+    answered) or `ignored` (why). `stopped`: the
     code of the line that stopped a reply after it played some (answered where allowed)."""
 
     kind: str
@@ -61,6 +63,9 @@ def handle(store: Store, queue: Any, config: Config, server_key: Any, msg: Email
         log.info("mail-in: %s from %s refused: bad_from (not one well-formed From address)",
                  inbound.message_id(msg), inbound.clean(mail_from))
         return Outcome("refused", "bad_from")
+    invitation = invitation_mail.token_of(recipient)
+    if invitation:
+        return _join(store, queue, config, msg, sender, invitation)
     token = mail_moves.token_of(recipient)
     try:
         ticket = mail_moves.ticket(store, token) if token else None
@@ -140,5 +145,51 @@ def _answer(store: Store, config: Config, server_key: Any, msg: EmailMessage, se
         mail.send(config, answer)
     except Exception as err:  # the move was refused either way; the answer is best effort
         log.warning("mail-in: answer to %s not sent: %s", sender, err)
+        return False
+    return True
+
+
+def _join(store: Store, queue: Any, config: Config, msg: EmailMessage, sender: str,
+          token: str) -> Outcome:
+    """A reply to an invitation: the word `join` takes the seat; the invited address is
+    answered either way (it got the invitation), a stranger never."""
+    words = inbound.reply_text(msg).split()
+    if not words or words[0].strip(".!").lower() != invitation_mail.WORD:
+        offer = invitation_mail.pending(store, token)
+        if offer is None or offer["email"].lower() != sender:
+            return Outcome("refused", "bad_invitation")
+        _answer_invited(store, config, msg, sender, "no_join", "Parley: your invitation",
+                        f"To take the seat, reply to the invitation with the word "
+                        f"'{invitation_mail.WORD}' alone on the first line.")
+        return Outcome("answered", "no_join", offer["game"])
+    try:
+        seated = invitation_mail.accept(store, queue, config, token, sender)
+    except Problem as problem:
+        log.info("mail-in: invitation reply from %s refused: %s", sender, problem.code)
+        if problem.code in ("bad_invitation", "wrong_sender"):
+            return Outcome("refused", problem.code)
+        _answer_invited(store, config, msg, sender, problem.code, "Parley: your invitation",
+                        f"{problem.detail} The invitation stands while it lasts.")
+        return Outcome("answered", problem.code)
+    _answer_invited(store, config, msg, sender, "joined", "Parley: you have a seat",
+                    f"You hold seat {seated['seat']} of game {seated['game']}. The game starts "
+                    "when every seat is taken; a mail will come whenever it is your turn, and "
+                    "you play by replying to it with your moves.")
+    return Outcome("joined", str(seated["seat"]), seated["game"])
+
+
+def _answer_invited(store: Store, config: Config, msg: EmailMessage, to: str, code: str,
+                    subject: str, text: str) -> bool:
+    """A short answer to the invited address (at most ANSWERS_PER_HOUR an hour)."""
+    if records.count_answer(store, to) > ANSWERS_PER_HOUR:
+        return False
+    answer = mail.compose(config, to=to, subject=subject, body=text + "\n",
+                          message_id=new_id("answer"), unsubscribe=None,
+                          answering=inbound.message_id(msg),
+                          headers={"X-Parley-Answer": code})
+    try:
+        mail.send(config, answer)
+    except Exception as err:  # the seat is taken either way; the answer is best effort
+        log.warning("mail-in: answer to %s not sent: %s", to, err)
         return False
     return True

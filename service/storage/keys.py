@@ -119,6 +119,22 @@ def player_confirms_key(pid: str) -> str:
     return f"player:{pid}:confirms"
 
 
+def invitation_key(digest: str) -> str:
+    """String: JSON {"game", "email", "inviter", "created_at"}, the seat an invitation offers
+    (by the SHA-256 of its token; the token itself is never stored)."""
+    return f"invitation:{digest}"
+
+
+def invitations_key(address: str) -> str:
+    """Counter of the invitations mailed to this address (lower-cased) today."""
+    return f"invitations:{address}"
+
+
+def player_invitations_key(pid: str) -> str:
+    """Counter of the invitations this player sent today."""
+    return f"player:{pid}:invitations"
+
+
 def reply_token_key(digest: str) -> str:
     """String "<game> <seat> <step> <player>": what a mail reply token authorises (by the
     token's digest; the token itself is never stored)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from flask import Response, request
+from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -28,17 +28,12 @@ from service.web.api.player_schemas import (
     EmailSetSchema,
 )
 from service.web.auth import require_self
+from service.web.button_pages import page, wants_page
 from service.web.limits import RATE_LIMITED, config
 
 blp = Blueprint("email", __name__, url_prefix="/v1",
                 description="Mail addresses and their confirmation")
 AUTH = {"security": [{"bearer": []}]}
-#: what the page and its answer may do: show themselves and post their own form, in no frame
-PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; form-action 'self'; "
-                                           "frame-ancestors 'none'",
-                "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-
-
 class ConfirmationsLimited(Problem):
     status, code, title = 429, "rate_limited", "Too many confirmation mails"
 
@@ -130,7 +125,7 @@ class Confirm(MethodView):
             raise _bad_link()
         address = html.escape(record["address"])
         action = html.escape(f"?token={args['token']}")
-        return _page("Confirm your address", f"""<p>Parley may send the mails of player
+        return page("Confirm your address", f"""<p>Parley may send the mails of player
 {html.escape(record["player"])} to <b>{address}</b> once you confirm that it is yours.</p>
 <form method="post" action="{action}"><button type="submit">Confirm</button></form>
 <p>If you did not give this address to Parley, close this page: nothing more will be sent to
@@ -147,9 +142,8 @@ it.</p>""")
         record = confirmation.confirm(deps.store(), args["token"])
         if record is None:
             raise _bad_link()
-        if request.accept_mimetypes.best_match(["application/json", "text/html"]) == \
-                "text/html":
-            return _page("Address confirmed", f"""<p>Your address
+        if wants_page():
+            return page("Address confirmed", f"""<p>Your address
 <b>{html.escape(record["address"])}</b> is confirmed: Parley's mails for player
 {html.escape(record["player"])} go to it from now on.</p>""")
         return {"player": record["player"], "email": record["address"], "email_confirmed": True}
@@ -158,10 +152,3 @@ it.</p>""")
 def _bad_link() -> NotFound:
     return NotFound("The confirmation link is unknown, used already, expired, or for an "
                     "address the player has given up.", code="bad_confirmation_link")
-
-
-def _page(title: str, body: str) -> Response:
-    page = (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>Parley: {title}</title></head>\n<body>\n<h1>{title}</h1>\n{body}\n"
-            "</body></html>\n")
-    return Response(page, mimetype="text/html", headers=PAGE_HEADERS)
