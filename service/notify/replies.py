@@ -27,7 +27,7 @@ from service.config import Config
 from service.domain import mail_moves
 from service.domain.game import load_game
 from service.domain.problems import Problem
-from service.notify import inbound, invitation_mail, letters, mail
+from service.notify import inbound, invitation_mail, letters, mail, receipts
 from service.storage import mail_replies as records
 from service.storage.store import Store, new_id
 
@@ -78,7 +78,9 @@ def handle(store: Store, queue: Any, config: Config, server_key: Any, msg: Email
         return _refused(store, config, server_key, msg, sender, refusal, None)
     seqs = " ".join(str(p.seq) for p in reply.played)
     if reply.stop is None:
-        log.info("mail-in: %s played seq %s in %s by mail", sender, seqs, ticket.gid)
+        receipt = receipts.send(store, config, msg, sender, reply)
+        log.info("mail-in: %s played seq %s in %s by mail (%s)", sender, seqs, ticket.gid,
+                 "receipt sent" if receipt else "no receipt")
         return Outcome("played", seqs, ticket.gid)
     if not reply.played:
         return _refused(store, config, server_key, msg, sender, reply.stop, reply)

@@ -22,7 +22,8 @@ def test_the_time_zone_is_set_at_registration_or_later(client) -> None:
                         headers={"Authorization": f"Bearer {token}"})
     assert resp.status_code == 200
     assert resp.get_json() == {"id": pid, "time_zone": "America/Sao_Paulo", "mail_moves": False,
-                               "mail_digest": "off", "digest_hour": 8}  # no email: no moves
+                               "reply_receipts": True, "mail_digest": "off",
+                               "digest_hour": 8}  # no email: no moves
     assert _stored(client, pid) == "America/Sao_Paulo"
 
 
@@ -37,7 +38,7 @@ def test_mail_moves_and_the_digest_are_settings_of_their_own(client) -> None:
     resp = client.patch(f"/v1/players/{pid}", json={"mail_digest": "daily", "digest_hour": 7},
                         headers=auth)
     assert resp.get_json() == {"id": pid, "time_zone": "UTC", "mail_moves": True,
-                               "mail_digest": "daily", "digest_hour": 7}
+                               "reply_receipts": True, "mail_digest": "daily", "digest_hour": 7}
     due = store.r.zscore("parley:digests", pid)
     assert due is not None and due % 86400 == 7 * 3600  # 07:00 UTC
     resp = client.patch(f"/v1/players/{pid}", json={"mail_moves": False, "mail_digest": "off"},
@@ -45,7 +46,7 @@ def test_mail_moves_and_the_digest_are_settings_of_their_own(client) -> None:
     assert resp.get_json()["mail_moves"] is False and resp.get_json()["mail_digest"] == "off"
     assert store.r.zscore("parley:digests", pid) is None
     for bad in ({}, {"digest_hour": 24}, {"digest_hour": "7"}, {"mail_digest": "weekly"},
-                {"mail_moves": "yes"}):
+                {"mail_moves": "yes"}, {"reply_receipts": "no"}):
         resp = client.patch(f"/v1/players/{pid}", json=bad, headers=auth)
         assert resp.status_code == 422 and resp.get_json()["code"] == "invalid_request", bad
     assert store.player(pid)["mail_moves"] == "0"

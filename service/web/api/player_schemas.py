@@ -97,6 +97,9 @@ MAIL_MOVES_DOC = {"description": "whether a reply to a turn mail makes a move (d
                                  "player with a confirmed email address"}
 MAIL_DIGEST_DOC = {"description": "`daily`: one mail a day listing every game where it is your "
                                   "turn, instead of a mail per turn; `off` (default)"}
+REPLY_RECEIPTS_DOC = {"description": "a short mail in the game's thread after a reply's moves "
+                                     "were all played: what it played and what happens next "
+                                     "(default true)"}
 DIGEST_HOUR_DOC = {"description": "the hour (0-23, in `time_zone`) the daily digest is sent; "
                                   "default 8"}
 
@@ -104,6 +107,7 @@ DIGEST_HOUR_DOC = {"description": "the hour (0-23, in `time_zone`) the daily dig
 class PlayerUpdateSchema(Schema):
     time_zone = fields.String(validate=known_time_zone, metadata=TIME_ZONE_DOC)
     mail_moves = fields.Boolean(truthy={True}, falsy={False}, metadata=MAIL_MOVES_DOC)
+    reply_receipts = fields.Boolean(truthy={True}, falsy={False}, metadata=REPLY_RECEIPTS_DOC)
     mail_digest = fields.String(validate=validate.OneOf(["off", "daily"]),
                                 metadata=MAIL_DIGEST_DOC)
     digest_hour = fields.Integer(strict=True, validate=validate.Range(min=0, max=23),
@@ -119,6 +123,7 @@ class PlayerSettingsSchema(Schema):
     id = fields.String(required=True)
     time_zone = fields.String(required=True, metadata=TIME_ZONE_DOC)
     mail_moves = fields.Boolean(required=True, metadata=MAIL_MOVES_DOC)
+    reply_receipts = fields.Boolean(required=True, metadata=REPLY_RECEIPTS_DOC)
     mail_digest = fields.String(required=True, validate=validate.OneOf(["off", "daily"]),
                                 metadata=MAIL_DIGEST_DOC)
     digest_hour = fields.Integer(required=True, metadata=DIGEST_HOUR_DOC)

@@ -12,7 +12,7 @@ from parley_protocol.signing import key_claim, verify_key_claim
 from service.domain.live_feed import ticket
 from service.domain.mail_moves import allows_mail_moves
 from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound
-from service.notify import confirmation, digest
+from service.notify import confirmation, digest, receipts
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -134,19 +134,22 @@ class PlayerResource(MethodView):
     @blp.doc(security=[{"bearer": []}])
     def patch(self, data: dict, player: str) -> dict:
         """Change the caller's settings: `time_zone` (IANA name), in which mails show
-        deadlines; `mail_moves` (replies to turn mails make moves); `mail_digest` and
+        deadlines; `mail_moves` (replies to turn mails make moves); `reply_receipts` (a
+        short mail after a reply's moves were played); `mail_digest` and
         `digest_hour` (one mail a day instead of one per turn). Answers every setting."""
         require_self(player)
         fields = {name: str(value) for name, value in data.items()
                   if name in ("time_zone", "mail_digest", "digest_hour")}
-        if "mail_moves" in data:
-            fields["mail_moves"] = "1" if data["mail_moves"] else "0"
+        for flag in ("mail_moves", "reply_receipts"):
+            if flag in data:
+                fields[flag] = "1" if data[flag] else "0"
         store = deps.store()
         store.update_player(player, fields)
         record = store.player(player) or {}
         digest.reschedule(store, player, record)
         return {"id": player, "time_zone": record.get("time_zone") or "UTC",
                 "mail_moves": allows_mail_moves(record),
+                "reply_receipts": receipts.wanted(record),
                 "mail_digest": record.get("mail_digest") or "off",
                 "digest_hour": digest.hour_of(record)}
 

@@ -1,0 +1,85 @@
+"""The receipt of a reply whose moves were all played (docs/notifications.md "Moves by
+reply"): a short mail in the game's thread saying what the reply played, as which moves, and
+what happens next, so a player who wrote six lines from a phone knows they all counted.
+
+On by default; a player turns receipts off with the setting `reply_receipts`. A reply stopped
+by one of its lines gets the answer that says why instead (service/notify/replies.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+import time
+from email.message import EmailMessage
+
+from engines.sentences import join
+from service.config import Config
+from service.domain.boards import seat_names
+from service.domain.game import Game, load_game
+from service.domain.mail_moves import Reply
+from service.notify import inbound, letters, mail
+from service.notify.letter_parts import compose
+from service.storage.store import Store, new_id
+
+log = logging.getLogger(__name__)
+
+#: how long a receipt waits for the reply's last move to be applied before it says what next
+SETTLE_WAIT = 3.0
+EVENT = "reply.receipt"
+
+
+def wanted(player: dict[str, str]) -> bool:
+    return player.get("reply_receipts", "1") == "1"
+
+
+def send(store: Store, config: Config, msg: EmailMessage, sender: str, reply: Reply) -> bool:
+    """Mail the receipt of `reply` to its sender if they want receipts; False if none went."""
+    ticket = reply.ticket
+    player = store.player(ticket.pid) or {}
+    if not reply.played or not wanted(player):
+        return False
+    game = _settled(store, ticket.gid, reply.played[-1].seq)
+    if game is None:
+        return False
+    names = seat_names(store, game)
+    done = "; ".join(f"{p.line.quoted()} as '{p.notation}'" for p in reply.played)
+    count = f"{len(reply.played)} move{'s' if len(reply.played) != 1 else ''}"
+    lines = [f"Hello {player.get('name') or 'there'},", "",
+             *textwrap.wrap(f"Your reply made {count}: {done}.", letters.WIDTH), "",
+             *textwrap.wrap(_next(game, ticket.seat, names), letters.WIDTH),
+             "", "-- ", f"Game {game.id} ({game.ruleset}), step {game.step}",
+             "No more receipts like this one: PATCH "
+             f"{config.BASE_URL}/v1/players/{ticket.pid} (reply_receipts false)."]
+    letter = compose(f"Re: {letters.subject_of(game, names, ticket.pid)}", lines, 0, draw=False)
+    receipt = mail.compose(
+        config, to=sender, subject=letter.subject, body=letter.text, message_id=new_id("receipt"),
+        unsubscribe=None, thread=letters.thread_root(game.id, ticket.pid),
+        answering=inbound.message_id(msg), headers={"X-Parley-Event": EVENT})
+    try:
+        mail.send(config, receipt)
+    except Exception as err:  # the moves stand either way; the receipt is best effort
+        log.warning("mail-in: receipt to %s not sent: %s", sender, err)
+        return False
+    return True
+
+
+def _settled(store: Store, gid: str, seq: int) -> Game | None:
+    """The game once the entry `seq` is applied (or as it is after SETTLE_WAIT)."""
+    deadline = time.monotonic() + SETTLE_WAIT
+    while True:
+        game = load_game(store, gid)
+        if game is None or game.applied >= seq or time.monotonic() > deadline:
+            return game
+        time.sleep(0.02)
+
+
+def _next(game: Game, seat: int, names: list[str]) -> str:
+    """What happens next, from the seat's side."""
+    if game.finished:
+        return "The game has ended; a mail with the result follows."
+    if seat in game.to_act:
+        return "It is your turn again: a mail with your moves follows."
+    waiting = [names[s] for s in game.to_act]
+    return f"Now it is the turn of {join(waiting)}; you get a mail when it is yours." \
+        if waiting else "Nobody is to move now."
