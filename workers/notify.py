@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from service.domain.game import Game
-from service.notify import confirmation, digest, dispatch, invitation_mail
+from service.notify import confirmation, digest, dispatch, invitation_mail, key_claim_mail
 from service.ops.server_key import load_server_key
 from service.storage.notify_records import Outboxes
 from service.storage.store import Store
@@ -83,3 +83,8 @@ def confirmation_job(pid: str, address: str) -> str:
 def invitation_job(gid: str, inviter: str, address: str) -> str:
     """RQ job: an invitation mail (queued by the web process, which applied the limits)."""
     return invitation_mail.send(context.store(), context.config(), gid, inviter, address)
+
+
+def key_claim_job(pid: str) -> str:
+    """RQ job: the mail with a code that adds a key to a mail-only player."""
+    return key_claim_mail.send(context.store(), context.config(), pid)

@@ -301,6 +301,28 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_claim(args: argparse.Namespace) -> int:
+    """Add this key to a player who has played by mail only, with the code mailed to them."""
+    session = Session(args)
+    if session.config.get("player"):
+        raise ClientError(f"{session.path} already holds player {session.config['player']}; "
+                          f"use another --config for another player")
+    key = session.key()
+    public = signing.public_key_b64(key)
+    pid = session.http.get(f"/v1/key-claims/{args.code}", auth=False)["player"]
+    proof = signing.sign_key_claim(key, signing.key_claim(public, player=pid))
+    created = session.http.post(f"/v1/key-claims/{args.code}",
+                                {"public_key": public, "proof": proof}, auth=False)
+    name = session.http.get(f"/v1/players/{pid}", auth=False).get("name", pid)
+    session.config.update({"server": session.server, "player": pid, "name": name,
+                           "key_id": created["key_id"], "token": created["token"],
+                           "key_path": str(key_path(session.config, session.path))})
+    session.save()
+    _out(f"added key {created['key_id']} to {name} ({pid}) on {session.server}: your new "
+         "seats are signed with it; the token is saved in " + str(session.path))
+    return 0
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     """List the caller's games, marking those where it is their turn; players by name."""
     session = Session(args)
@@ -634,6 +656,8 @@ def add_commands(sub: Any) -> None:
     p = add("register", cmd_register, "register a player with your public key")
     p.add_argument("name")
     p.add_argument("--email")
+    p = add("claim", cmd_claim, "add your key to a player who has played by mail only")
+    p.add_argument("code", help="the code of the mail from POST /v1/key-claims")
     add("games", cmd_games, "list your games")
     add("profiles", cmd_profiles, "list the named profiles (identities) on this machine")
     p = add("new", cmd_new, "create a game")

@@ -91,6 +91,8 @@ PLATFORM: dict[str, Code] = _platform(
     ("bad_confirmation_link", 404, "The address confirmation link is unknown, used already, "
                                    "expired, or for an address the player has given up."),
     ("bad_invitation", 404, "The invitation is unknown, used already, or expired."),
+    ("bad_claim_code", 404, "The key-claim code is unknown, used already, expired, or its "
+                            "player has a key."),
     # the game's state
     ("game_not_open", 409, "The game is no longer open for joining (or for invitations)."),
     ("already_seated", 409, "The player holds a seat in this game already."),

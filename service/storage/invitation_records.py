@@ -11,6 +11,7 @@ from service.storage.keys import (
     game_key,
     invitation_key,
     invitations_key,
+    key_claim_key,
     player_invitations_key,
     player_key,
 )
@@ -75,3 +76,21 @@ def drop_player(store: Store, pid: str) -> None:
 def mark_mail_only(store: Store, gid: str, pid: str) -> None:
     """The game's record notes that `pid` holds its seat without a key, for its audit."""
     store.r.hset(game_key(gid, "meta"), f"mail_only:{pid}", "1")
+
+
+def save_claim(store: Store, digest: str, pid: str, ttl: int) -> None:
+    store.r.set(key_claim_key(digest), pid, ex=ttl)
+
+
+def claim_record(store: Store, digest: str) -> str | None:
+    return store.r.get(key_claim_key(digest))
+
+
+def take_claim(store: Store, digest: str) -> str | None:
+    """The player of a key-claim code, deleted as it is read: a code adds one key."""
+    return store.r.getdel(key_claim_key(digest))
+
+
+def end_mail_only(store: Store, pid: str) -> None:
+    """The player has a key now: new seats are their own (old ones stay marked per game)."""
+    store.r.hdel(player_key(pid), "mail_only")

@@ -119,6 +119,12 @@ def player_confirms_key(pid: str) -> str:
     return f"player:{pid}:confirms"
 
 
+def key_claim_key(digest: str) -> str:
+    """String: the mail-only player a key-claim code lets add a key (by the SHA-256 of the
+    code; the code itself is never stored)."""
+    return f"keyclaim:{digest}"
+
+
 def invitation_key(digest: str) -> str:
     """String: JSON {"game", "email", "inviter", "created_at"}, the seat an invitation offers
     (by the SHA-256 of its token; the token itself is never stored)."""

@@ -1,5 +1,6 @@
 """`parley invite`: a player invites an address from the terminal; the invitation mail (in
-the server's Maildir outbox) seats its owner, who has no key, by its link."""
+the server's Maildir outbox) seats its owner, who has no key, by its link; `parley claim`
+adds a key to that mail-only player later."""
 
 from __future__ import annotations
 
@@ -16,18 +17,19 @@ from tests.e2e.test_cli import Cli
 pytestmark = pytest.mark.slow
 
 
-def _invitation_link(outbox: Path, address: str) -> str:
+def _mailed(outbox: Path, event: str, address: str, pattern: str) -> str:
+    """What `pattern` finds in the mail of `event` to `address`, once the worker sent it."""
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:  # the worker mails it
+    while time.monotonic() < deadline:
         for msg in mailbox.Maildir(outbox, factory=confirming.read_message, create=True):
-            if msg["X-Parley-Event"] == "game.invitation" and msg["To"] == address:
+            if msg["X-Parley-Event"] == event and msg["To"] == address:
                 text = msg.get_body(preferencelist=("plain",)).get_content()
-                return re.search(r"http\S+/v1/invitations/[a-z2-7]{26}", text)[0]
+                return re.search(pattern, text)[1]
         time.sleep(0.1)
-    raise AssertionError(f"no invitation mailed to {address}")
+    raise AssertionError(f"no {event} mailed to {address}")
 
 
-def test_parley_invite_mails_an_invitation_that_seats_a_mail_only_player(server,
+def test_invite_seats_a_mail_only_player_who_claims_a_key_later(server,
                                                                        tmp_path: Path) -> None:
     ann = Cli(tmp_path, "ann")
     ann.out("keygen")
@@ -44,9 +46,19 @@ def test_parley_invite_mails_an_invitation_that_seats_a_mail_only_player(server,
 
     said = ann.out("invite", game, "cid@example.org")
     assert f"invitation to {game} mailed to cid@example.org" in said
-    link = _invitation_link(outbox, "cid@example.org")
+    link = _mailed(outbox, "game.invitation", "cid@example.org",
+                   r"(http\S+/v1/invitations/[a-z2-7]{26})")
     taken = server.http.post(link, headers={"Accept": "application/json"}).json()
     assert taken["game"] == game and taken["mail_only"] is True and taken["status"] == "active"
 
     refused = ann.run("invite", game, "dan@example.org", ok=False)
     assert refused.returncode != 0 and "game_not_open" in refused.stdout + refused.stderr
+
+    # the mail-only player adds a key with `parley claim` and plays with the program
+    assert server.post("/v1/key-claims", json={"email": "cid@example.org"}).status_code == 202
+    code = _mailed(outbox, "player.key_claim", "cid@example.org", r"parley claim (\S+) ")
+    cid = Cli(tmp_path, "cid")
+    cid.out("keygen")
+    claimed = cid.out("claim", code, "--server", server.url)
+    assert f"to cid ({taken['player']})" in claimed
+    assert cid.view(game)["seat"] == 1

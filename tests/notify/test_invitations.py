@@ -102,7 +102,7 @@ def test_a_mail_only_invitee_joins_by_reply_and_plays_by_mail(nclient, work, smt
     assert report.mail_only == [1]
     mail_seqs = [e["seq"] for e in audit["entries"] if e["envelope"]["key_id"] == "mail"]
     assert report.mail_authorised == mail_seqs and len(mail_seqs) == 2
-    assert "mail-only: seat 1 play without a key" in report.render()
+    assert "mail-only: seat 1 joined without a key" in report.render()
 
 
 def _first_move(client: Any, ann: TestPlayer, gid: str) -> None:
@@ -220,3 +220,64 @@ def test_join_is_read_without_regard_to_case(nclient, work, smtp, inbox: Inbox, 
     invitation = _invitation(smtp, CID)
     inbox.send(reply(invitation, CID, words), invitation["Reply-To"])
     assert inbox.outcome() == ("joined", "1")
+
+
+def _claim_code(smtp: Mailbox, address: str) -> str:
+    (msg,) = [m for m in smtp.to(address) if m["X-Parley-Event"] == "player.key_claim"]
+    return re.search(r"parley claim (\S+) --server", _text(msg))[1]
+
+
+def test_a_mail_only_player_adds_a_key_later_and_signs_moves_with_it(nclient, work,
+                                                                     smtp) -> None:
+    ann = register(nclient, "Ann", ANN)
+    gid = _open_game(nclient, ann)
+    assert _invite(nclient, ann, gid, CID).status_code == 202
+    work()
+    taken = nclient.post(f"/v1/invitations/{_token(_invitation(smtp, CID))}",
+                         headers={"Accept": "application/json"}).get_json()
+    cid_id = taken["player"]
+
+    # an address of no mail-only player gets nothing, and the answer is the same
+    for address in ("nobody@example.org", ANN, CID):
+        asked = nclient.post("/v1/key-claims", json={"email": address})
+        assert asked.status_code == 202 and asked.get_json() == {"email": address}
+    work()
+    assert not [m for m in smtp.to(ANN) if m["X-Parley-Event"] == "player.key_claim"]
+    code = _claim_code(smtp, CID)
+    assert nclient.get(f"/v1/key-claims/{code}").get_json() == {"player": cid_id}
+
+    cid = TestPlayer("cid")
+    wrong = {**cid.key_for(cid_id), "proof": cid.key_for("p_someoneelse")["proof"]}
+    refused = nclient.post(f"/v1/key-claims/{code}", json=wrong)
+    assert (refused.status_code, refused.get_json()["code"]) == (422, "bad_key_proof")
+    added = nclient.post(f"/v1/key-claims/{code}", json=cid.key_for(cid_id))  # still works
+    assert added.status_code == 201, added.get_json()
+    body = added.get_json()
+    cid.id, cid.key_id, cid.token = cid_id, body["key_id"], body["token"]
+    assert body["id"] == cid_id and body["email"] == CID
+    again = nclient.post(f"/v1/key-claims/{code}", json=TestPlayer("x").key_for(cid_id))
+    assert (again.status_code, again.get_json()["code"]) == (404, "bad_claim_code")
+    store = nclient.application.extensions["parley_store"]
+    assert "mail_only" not in store.player(cid_id)
+    assert nclient.get(f"/v1/players/{cid_id}", headers=cid.auth).get_json()["email"] == CID
+
+    # the seat taken by mail stays marked so; the new key signs the player's moves there
+    _first_move(nclient, ann, gid)
+    _first_move(nclient, cid, gid)
+    work()
+    resign = nclient.get(f"/v1/games/{gid}/view", headers=cid.auth).get_json()
+    while 1 not in resign["to_act"]:
+        _first_move(nclient, ann, gid)
+        work()
+        resign = nclient.get(f"/v1/games/{gid}/view", headers=cid.auth).get_json()
+    resp = nclient.post(f"/v1/games/{gid}/moves", json=cid.envelope(
+        gid, 1, resign["step"], {"type": "resign"}))
+    assert resp.status_code == 202
+    work()
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    assert audit["status"] == "finished"
+    assert audit["players"][1]["mail_only"] is True
+    assert list(audit["players"][1]["keys"]) == [cid.key_id]
+    report = verify_bundle(audit)
+    assert report.ok, report.failure
+    assert report.mail_only == [1] and report.mail_authorised == []

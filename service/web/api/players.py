@@ -69,9 +69,9 @@ class Players(MethodView):
         if email:
             refuse_servers_own(email)
         claim = key_claim(data["public_key"], name=data["name"])
-        _check_proof(claim, data["proof"])
+        check_proof(claim, data["proof"])
         pid, key_id = new_id("p"), new_id("k")
-        _claim_key(data["public_key"], key_id)
+        claim_key(data["public_key"], key_id)
         token, token_hash = new_token()
         created = now_iso()
         fields = {"name": data["name"], "created_at": created}
@@ -88,7 +88,7 @@ class Players(MethodView):
                 "email_confirmed": False, "confirmation_sent": sent}
 
 
-def _check_proof(claim: dict[str, str], proof: str) -> None:
+def check_proof(claim: dict[str, str], proof: str) -> None:
     """Only who holds a key's private half may register it: otherwise one player could
     label another's envelopes with a key id of their own (`key_id` lies outside the
     signature)."""
@@ -97,7 +97,7 @@ def _check_proof(claim: dict[str, str], proof: str) -> None:
                              "(docs/audit.md, \"Keys\").", code="bad_key_proof")
 
 
-def _claim_key(public_key: str, key_id: str) -> None:
+def claim_key(public_key: str, key_id: str) -> None:
     if not deps.store().claim_public_key(public_key, key_id):
         raise Conflict("This public key is registered already; every player has keys of "
                        "their own.", code="key_registered")
@@ -210,9 +210,9 @@ class PlayerKeys(MethodView):
         if len(deps.store().player_keys(player)) >= cap:
             raise Conflict(f"A player holds at most {cap} keys.", code="too_many_keys",
                            limit=cap)
-        _check_proof(key_claim(data["public_key"], player=player), data["proof"])
+        check_proof(key_claim(data["public_key"], player=player), data["proof"])
         key_id = new_id("k")
-        _claim_key(data["public_key"], key_id)
+        claim_key(data["public_key"], key_id)
         created = now_iso()
         deps.store().add_key(key_id, {"player": player, "public_key": data["public_key"],
                                       "created_at": created})
