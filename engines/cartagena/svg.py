@@ -203,7 +203,7 @@ def _place(doc: Svg, loc: str, box: tuple[int, int, int, int], at: list[tuple[in
     """A place off the squares (start, ship, finish): its drawing, its name and every player's
     pirates there, a count each."""
     x, y, w, _ = box
-    doc.open("g", id=f"at-{loc}")
+    doc.open("g", id=f"at-{loc}", data_pick=f"loc:{loc}")
     doc.raw(f'<rect class="pl{" sea" if loc == "ship" else ""}" x="{x}" y="{y}" width="{w}" '
             f'height="{CH}" rx="8"/>')
     gx = x + 16 if glyph_left else x + w - 16
@@ -239,7 +239,7 @@ def _route(doc: Svg, view: Mapping[str, Any], letters: Sequence[str],
     doc.open("g", id="route")
     for q in range(1, len(squares) + 1):
         x, y, w, _ = boxes[str(q)]
-        doc.raw(f'<g id="sq-{q}">{fixed[q - 1]}')
+        doc.raw(f'<g id="sq-{q}" data-pick="loc:{q}">{fixed[q - 1]}')
         if q in chests:
             doc.raw(f'<g class="ct"><title>a chest token, face down</title><circle '
                     f'class="chest" cx="{x + w - 9}" cy="{y + 10}" r="7"/><text class="q" '
@@ -265,28 +265,34 @@ def _route(doc: Svg, view: Mapping[str, Any], letters: Sequence[str],
 
 
 def _kinds(cards: Sequence[str], dark: frozenset[str] | None
-           ) -> list[tuple[str, str | None, int]]:
-    """Cards as (symbol, background, count) in symbol order; "dark" and "light" apart only
-    where `dark` is given (Rascals), else the background is None."""
+           ) -> list[tuple[str, str | None, int, str]]:
+    """Cards as (symbol, background, count, lowest id) in symbol order; "dark" and "light"
+    apart only where `dark` is given (Rascals), else the background is None. The lowest id
+    is the card `legal_moves` names for its kind (`rules._kinds`)."""
     counts: dict[tuple[str, str | None], int] = {}
-    for card in cards:
+    first: dict[tuple[str, str | None], str] = {}
+    for card in sorted(cards):
         shade = None if dark is None else "dark" if card in dark else "light"
         key = (symbol_of(card), shade)
         counts[key] = counts.get(key, 0) + 1
-    return [(symbol, shade, n) for (symbol, shade), n in sorted(
+        first.setdefault(key, card)
+    return [(symbol, shade, n, first[(symbol, shade)]) for (symbol, shade), n in sorted(
         counts.items(), key=lambda kv: (kv[0][0], kv[0][1] != "dark"))]
 
 
-def _card(x: float, y: float, symbol: str, shade: str | None, count: int | None) -> str:
+def _card(x: float, y: float, symbol: str, shade: str | None, count: int | None,
+          pick: str | None = None) -> str:
     """A card face: the symbol drawn and named, its background under Rascals, how many (or
-    "top" for the discard pile's top card)."""
+    "top" for the discard pile's top card); `pick`, a card id, makes it one the web client's
+    click lands on (`data-pick="card:<id>"`, docs/client.md)."""
     kind = f"{symbol} card" if shade is None else f"{symbol} card ({shade})"
     title = f"the top card: {kind}" if count is None else plural(count, kind, kind.replace(
         " card", " cards", 1))
     cx = num(CARD_W / 2)
     shade_text = "" if shade is None else f'<text class="s" x="{cx}" y="49" ' \
         f'text-anchor="middle">{shade}</text>'
-    return (f'<g class="{"hc dk" if shade == "dark" else "hc"}" '
+    picked = f' data-pick="card:{escape(pick)}"' if pick else ""
+    return (f'<g class="{"hc dk" if shade == "dark" else "hc"}"{picked} '
             f'transform="translate({num(x)} {num(y)})"><title>{escape(title)}</title>'
             f'<rect class="card" width="{CARD_W}" height="{CARD_H}" rx="5"/>'
             + glyph(symbol, CARD_W / 2, 17)
@@ -297,14 +303,15 @@ def _card(x: float, y: float, symbol: str, shade: str | None, count: int | None)
 
 def _cards_row(doc: Svg, x: float, y: float, label: str, cards: Sequence[str],
                dark: frozenset[str] | None, gid: str) -> float:
-    """A labelled row of cards, grouped by kind; returns the y below it."""
+    """A labelled row of cards, grouped by kind, each kind a pick of its lowest id (the card
+    the moves name); returns the y below it."""
     doc.open("g", id=gid)
     doc.text(x, y + 6, label, size=13, anchor="start", class_="t b")
     kinds = _kinds(cards, dark)
     if not kinds:
         doc.text(x, y + 30, "no cards", size=12, anchor="start", class_="s")
-    for i, (symbol, shade, n) in enumerate(kinds):
-        doc.raw(_card(x + i * (CARD_W + 6), y + 18, symbol, shade, n))
+    for i, (symbol, shade, n, first) in enumerate(kinds):
+        doc.raw(_card(x + i * (CARD_W + 6), y + 18, symbol, shade, n, first))
     doc.close("g")
     return y + ROW_CARDS
 

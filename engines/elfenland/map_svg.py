@@ -187,14 +187,16 @@ def ground(map_name: str) -> str:
 @cache
 def network(map_name: str) -> str:
     """Roads with their terrain marks and river arrows, then the towns and their names (one
-    `<g id="towns">` holding a `tn` label per town)."""
+    `<g id="towns">` holding a `tn` label per town). Each road's path carries
+    `data-pick="road:<id>"`: what the web client's click lands on (docs/client.md)."""
     the_map, lay = board(map_name), layout_for(map_name)
     marks = []
     parts = ['<g id="roads">']
     for road in the_map.roads:
         shape = shapes(map_name)[road.id]
         cls = "lakeway" if road.terrain == "lake" else road.terrain
-        parts.append(f'<path class="r {cls}" d="{shape.path()}"><title>'
+        parts.append(f'<path class="r {cls}" d="{shape.path()}" data-pick="road:{road.id}">'
+                     f'<title>'
                      f'{escape(road_name(map_name, road.id))}</title></path>')
         t = max(0.22, 0.5 - 26 / shape.length)
         marks.append(terrain_mark(*shape.at(t), road.terrain))

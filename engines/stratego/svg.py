@@ -76,7 +76,10 @@ def _xy(square: str, flip: bool) -> tuple[int, int]:
 
 @lru_cache(maxsize=2)
 def _board(flip: bool) -> str:
-    """The 92 land squares (checkered), the 8 lake squares with waves, and the coordinates."""
+    """The 92 land squares (checkered), the 8 lake squares with waves, and the coordinates.
+
+    Each land square carries `data-pick="square:e4"`: what the web client's click lands on
+    (docs/client.md, "Clicking on the board")."""
     parts = [f'<g id="board"><rect x="{BX - 3}" y="{BY - 3}" width="{BOARD + 6}" '
              f'height="{BOARD + 6}" fill="#5B4A2F" rx="3"/>']
     waves = []
@@ -92,7 +95,7 @@ def _board(flip: bool) -> str:
             else:
                 odd = " o" if (col + rank) % 2 else ""
                 parts.append(f'<rect class="sq{odd}" x="{x}" y="{y}" width="{CELL}" '
-                             f'height="{CELL}"/>')
+                             f'height="{CELL}" data-pick="square:{sq}"/>')
     parts += waves
     files = FILES[::-1] if flip else FILES
     ranks = range(1, 11) if flip else range(10, 0, -1)
