@@ -23,6 +23,7 @@ from parley_protocol import signing
 
 from engines.rng import AuditedRng, move_key, start_key
 from engines.svg import board_picture
+from service.domain import names
 from service.domain.game import Game, seed_of
 from service.domain.game_reads import reads_of
 from service.domain.problems import Conflict, NotFound
@@ -72,12 +73,8 @@ def cache_control(game: Game, seat: int | None) -> str:
 
 def seat_names(store: Store, game: Game) -> list[str]:
     """Each seat's player name, as pictures and mails name them ("someone" without a name,
-    "nobody" for a seat nobody holds)."""
-    names = []
-    for pid in game.players:
-        record = store.player(pid) if pid else None
-        names.append((record or {}).get("name") or ("someone" if pid else "nobody"))
-    return names
+    "nobody" for a seat nobody holds): `service.domain.names`, kept per process."""
+    return names.seat_names(store, game.players)
 
 
 def draw(store: Store, game: Game, state: dict[str, Any], seat: int | None) -> str:

@@ -24,8 +24,9 @@ from parley_protocol.timeouts import TIMEOUT, is_timeout, timeout_event, timeout
 from engines.contract import Decision, Engine, IllegalMove, Rng, key_order_free
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service.domain import game_reads, live_feed, notices
+from service.domain import game_reads, live_feed, names, notices
 from service.domain.kept_states import Kept
+from service.notify import prose
 from service.storage import live
 from service.storage.archive import archived_meta
 from service.storage.game_records import is_archived
@@ -155,24 +156,28 @@ def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
 
 
 def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
-              pid: str | None) -> dict[str, Any]:
+              pid: str | None, store: Store | None = None) -> dict[str, Any]:
     """The body of a seat's view (a spectator's for a player without a seat): the engine's
-    redaction, its text, and the legal moves when that seat is to act."""
+    redaction, its text (with the players' names when `store` is given to read them), and,
+    when that seat is to act, the legal moves and each in the game's notation (what a client
+    shows and a person types, so no client needs each game's notation built in)."""
     record = Game.from_meta(gid, meta)
     seat = record.seat_of(pid)
     body = {"game": gid, "status": record.status, "seat": seat, "step": record.step,
             "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
-            "legal_moves": [], "legal_moves_complete": True, "result": record.result,
-            "text": None}
+            "legal_moves": [], "legal_moves_notation": [], "legal_moves_complete": True,
+            "result": record.result, "text": None}
     if state_json is None:
         return body
     engine = get_engine(record.ruleset)
     state = signing.load_json(state_json)
     view = engine.view(state, seat)
     body["state"] = view
-    body["text"] = engine.render_text(view)
+    body["text"] = engine.render_text(
+        view, names.seat_names(store, record.players) if store is not None else None)
     if seat is not None and seat in record.to_act:
         body.update(seat_moves(engine, state, seat))
+        body["legal_moves_notation"] = [engine.format_move(m) for m in body["legal_moves"]]
     return body
 
 
@@ -192,6 +197,7 @@ def events_page(store: Store, game: Game, pid: str | None, after: int, limit: in
     engine = game.engine
     out = []
     cursor = after
+    teller = None
     for eid, rec in game_reads.reads_of(store, game).events(game.id, after, limit):
         cursor = eid
         event = rec["event"]
@@ -199,8 +205,23 @@ def events_page(store: Store, game: Game, pid: str | None, after: int, limit: in
             event = engine.view_event(event, seat)
             if event is None:
                 continue
-        out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event})
+        if teller is None:  # the names are read only for a page that tells something
+            teller = prose.Story(prose.seat_namer(names.seat_names(store, game.players), seat),
+                                 engine)
+        out.append({"id": eid, "seq": rec["seq"], "step": rec["step"], "event": event,
+                    "text": event_text(teller, game.seats, rec["seq"], event)})
     return {"events": out, "next": str(cursor)}
+
+
+def event_text(teller: prose.Story, seats: int, seq: int, event: dict[str, Any]) -> str:
+    """An event in words from the reader's seat, as the mails tell it (the engine's sentence,
+    else the platform's); the platform's `game_finished` states the result. "" for an event
+    not worth a line of its own (the game's start, an engine's own end-of-game record, a
+    resignation that only repeats a forfeit on time told just before it in the same entry)."""
+    result = event.get("result")
+    if event.get("type") == "game_finished" and isinstance(result, dict):
+        return prose.result_sentence(result, teller.seat_name, seats, teller.engine)
+    return teller.sentence(seq, event) or ""
 
 
 def load_game(store: Store, gid: str) -> Game | None:

@@ -154,8 +154,10 @@ def accept(store: Store, queue: Any, config: Config, token: str,
     confirmed it) takes a seat -> {game, seat, status, player, mail_only}. `sender`: the
     From of a reply, which must be the invited address. Raises NotFound for a token unknown,
     used or expired, or the Problem the seat's refusal is (the invitation then stands)."""
+    if not ADDRESS.fullmatch(f"join-{token}"):
+        raise unknown()
     digest = _digest(token)
-    offer = records.take(store, digest) if ADDRESS.fullmatch(f"join-{token}") else None
+    offer = records.take(store, digest)
     if offer is None:
         raise unknown()
     if sender is not None and sender.lower() != offer["email"].lower():

@@ -346,6 +346,11 @@ class Store:
         data = self.r.hgetall(player_key(pid))
         return data or None
 
+    def player_names(self, pids: list[str]) -> list[str | None]:
+        """Each player's name (None: no such player), in one round trip: the names of a
+        game's seats for the texts a view or an event page writes."""
+        return self._answers([("HGET", player_key(pid), "name") for pid in pids]) if pids else []
+
     def update_player(self, pid: str, fields: dict[str, str]) -> None:
         self.r.hset(player_key(pid), mapping=fields)
 

@@ -22,6 +22,7 @@ from service.storage.store import Store
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.notification_schemas import WebhookEventSchema, webhooks_section
 from service.web.client_route import init_client
+from service.web.compress import Gzip
 from service.web.errors import problem_response, render_problem
 from service.web.fastpath import HotPaths
 from service.web.limits import breach_headers, init_limits
@@ -138,6 +139,8 @@ def create_app(config: Config | None = None) -> Flask:
     if config.PROXY_HOPS:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.PROXY_HOPS,  # type: ignore[method-assign]
                                 x_proto=config.PROXY_HOPS)
+    # outermost: the fast path's answers are compressed too (service/web/compress.py)
+    app.wsgi_app = Gzip(app.wsgi_app)  # type: ignore[method-assign]
 
     @app.before_request
     def refuse_oversize_body() -> None:

@@ -22,7 +22,8 @@ def ids(client: Any, run_jobs: Any) -> dict[str, Any]:
                       headers=ann.auth).get_json()["id"]
     hook = client.post(f"/v1/players/{ann.id}/webhooks", json={"url": "http://8.8.8.8/h"},
                        headers=ann.auth).get_json()["id"]
-    return {"player": ann.id, "game": gid, "webhook": hook, "auth": ann.auth}
+    return {"player": ann.id, "game": gid, "webhook": hook, "ruleset": "stratego",
+            "token": "a" * 26, "code": "c" * 43, "auth": ann.auth}
 
 
 def _json_operations(client: Any) -> list[tuple[str, str]]:
@@ -37,7 +38,8 @@ def test_every_json_route_refuses_deep_nesting_with_400(client, ids, config) -> 
     store = client.application.extensions["parley_store"]
     before = sorted(store.r.keys("*"))
     for method, path in operations:
-        url = path.format(**{k: ids[k] for k in ("player", "game", "webhook")})
+        url = path.format(**{k: ids[k] for k in ("player", "game", "webhook", "ruleset", "token",
+                                                 "code")})
         for body in DEEP:
             resp = client.open(url, method=method, data=body, headers={
                 **ids["auth"], "Content-Type": "application/json"})

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -41,14 +44,17 @@ def secret_forms(pem_path: Path) -> list[str]:
             base64.urlsafe_b64encode(seed).decode().rstrip("="), seed.hex()]
 
 
-def create_game(p, ruleset: str, hours: int | None = None, **options: str) -> str:
-    """Create a game from the lobby's generated form (with `hours` per move, if given);
-    returns the invitation link."""
+def create_game(p, ruleset: str, hours: int | None = None, players: int | None = None,
+                **options: str) -> str:
+    """Create a game from the lobby's generated form (with `hours` per move and `players`
+    seats, if given; else the game's fewest); returns the invitation link."""
     page = p.page
     page.get_by_label("Game", exact=True).select_option(ruleset)
     page.wait_for_selector(f"#options[data-ruleset='{ruleset}']")
     if hours is not None:
         page.fill("#opt-hours", str(hours))
+    if players is not None:
+        page.fill("#opt-players", str(players))
     for name, label in options.items():
         page.wait_for_selector(f"#opt-{name}")
         page.select_option(f"#opt-{name}", label=label)
@@ -70,11 +76,58 @@ def wait_step_above(p, step: int, timeout: float = 15000) -> None:
         "document.querySelector('#game-status')?.dataset.status === 'finished'", timeout=timeout)
 
 
-def click_square(p, square: str, seat: int) -> None:
-    """Click the middle of `square` on the board picture (Blue, seat 1, sees it turned)."""
+def wait_active(p) -> None:
+    p.page.wait_for_function("() => document.querySelector('#game-status')?.dataset.status"
+                             " === 'active'")
+
+
+def page_version(p) -> str:
+    """What the game page shows: its step and last event (`data-version`)."""
+    return p.page.eval_on_selector("#game-status", "e => e.dataset.version || ''")
+
+
+def wait_version_change(p, before: str, timeout: float = 15000) -> None:
+    p.page.wait_for_function(
+        "v => document.querySelector('#game-status')?.dataset.version !== v", arg=before,
+        timeout=timeout)
+
+
+def play_turns(ann, bob, turns: int, move: Callable[[Any], None] | None = None) -> None:
+    """`turns` moves by whoever's page says "Your turn" (`move(p)` plays one; by default the
+    first of the list), each seen by the other page within 2 s without a reload."""
+    lags = []
+    for _ in range(turns):
+        mover = next((p for p in (ann, bob) if "Your turn" in game_state(p)["text"]
+                      and p.page.locator("button.move").count()), None)
+        if mover is None:  # the other page's update is on its way
+            time.sleep(0.2)
+            continue
+        other = bob if mover is ann else ann
+        before, seen = page_version(mover), page_version(other)
+        if move is None:
+            mover.page.locator("button.move").first.click()
+        else:
+            move(mover)
+        clicked = time.monotonic()
+        wait_version_change(other, seen, timeout=2000)  # live, no reload
+        lags.append(time.monotonic() - clicked)
+        wait_version_change(mover, before)
+    assert len(lags) >= turns // 2, lags
+
+
+def click_picture(p, x: float, y: float) -> None:
+    """Click the page where the board picture shows its point (x, y) (the picture's units), as
+    a person would: the click lands on whatever lies there (the layer over the picture)."""
     img = p.page.locator("#board")
+    img.scroll_into_view_if_needed()
+    p.page.wait_for_function("() => document.querySelector('#board').naturalWidth > 0")
     box = img.bounding_box()
     natural = img.evaluate("i => [i.naturalWidth, i.naturalHeight]")
+    p.page.mouse.click(box["x"] + x / natural[0] * box["width"],
+                       box["y"] + y / natural[1] * box["height"])
+
+
+def click_square(p, square: str, seat: int) -> None:
+    """Click the middle of `square` on the board picture (Blue, seat 1, sees it turned)."""
     x, y = _xy(square, seat == 1)
-    img.click(position={"x": (x + CELL / 2) / natural[0] * box["width"],
-                        "y": (y + CELL / 2) / natural[1] * box["height"]})
+    click_picture(p, x + CELL / 2, y + CELL / 2)

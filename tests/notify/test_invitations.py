@@ -134,6 +134,7 @@ def test_the_link_shows_a_page_and_only_its_button_takes_the_seat(nclient, work,
     assert again.status_code == 404 and again.get_json()["code"] == "bad_invitation"
     assert nclient.get(f"/v1/invitations/{'a' * 26}").get_json()["code"] == "bad_invitation"
     assert nclient.get("/v1/invitations/not-a-token").status_code == 404
+    assert nclient.post(f"/v1/invitations/{'ä' * 26}").get_json()["code"] == "bad_invitation"
 
 
 def test_an_address_a_player_confirmed_seats_that_player(nclient, work, smtp) -> None:

@@ -16,8 +16,9 @@ from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from service.domain import names
 from service.domain.accept import Accepted, parse_body, submit_moves
-from service.domain.game import seat_view
+from service.domain.game import Game, seat_view
 from service.domain.game_reads import view_inputs
 from service.domain.problems import InvalidRequest, NotFound, Problem
 from service.storage.resolve_queue import wake_games
@@ -86,15 +87,22 @@ class ViewBatch(MethodView):
     def get(self, query: dict) -> Any:
         """The caller's views of up to 64 games (repeat `game`), each what
         `GET /v1/games/{game}/view` answers that caller, in the order asked; a game that does
-        not exist has a `problem` instead. One request and one Redis round trip for all."""
+        not exist has a `problem` instead. One request and one Redis round trip for all (and
+        one more for the players' names this server has not read before)."""
         digest = bearer_digest()
         store = deps.store()
         pid, contexts = store.view_contexts(digest, query["game"])
         known_token(pid)
-        views = [seat_view(gid, *view_inputs(store, gid, meta, state_json), pid) if meta else
+        inputs = [view_inputs(store, gid, meta, state_json) if meta else None
+                  for gid, (meta, state_json) in zip(query["game"], contexts, strict=True)]
+        # every game's names in one round trip: each view below then finds them kept
+        names.seat_names(store, [player for gid, got in zip(query["game"], inputs, strict=True)
+                                 if got is not None and got[1] is not None
+                                 for player in Game.from_meta(gid, got[0]).players])
+        views = [seat_view(gid, *got, pid, store) if got is not None else
                  {"game": gid, "problem": item_problem(NotFound("No such game.",
                                                                 code="game_not_found"))}
-                 for gid, (meta, state_json) in zip(query["game"], contexts, strict=True)]
+                 for gid, got in zip(query["game"], inputs, strict=True)]
         return current_app.json.response({"views": views})
 
 

@@ -43,6 +43,22 @@ class RulesetDetailSchema(RulesetSchema):
     notation = fields.String(metadata={"description": "the text notation of moves"})
 
 
+#: the longest text `parseNotation` reads (an Original Stratego setup takes about 250)
+MAX_NOTATION = 4096
+
+
+class NotationSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(min=1, max=MAX_NOTATION),
+                         metadata={"description": "a move in the game's text notation"})
+
+
+class ParsedMoveSchema(Schema):
+    move = fields.Dict(required=True, metadata={
+        "description": "the move the text names, as a move envelope carries it"})
+    notation = fields.String(required=True, metadata={
+        "description": "the same move written the way the game writes it (`format_move`)"})
+
+
 class TimeControlSchema(Schema):
     seconds_per_move = fields.Integer(required=True, validate=validate.Range(min=1,
                                                                             max=60 * 86400))
@@ -133,10 +149,20 @@ class _ViewFields(Schema):
     step_kind = fields.String(allow_none=True)
     to_act = fields.List(fields.Integer())
     state = fields.Dict(allow_none=True, metadata={"description": "the engine's redacted view"})
-    legal_moves = fields.List(fields.Dict())
-    legal_moves_complete = fields.Boolean()
+    legal_moves = fields.List(fields.Dict(), metadata={
+        "description": "the caller's legal moves when its seat is to act (else empty)"})
+    legal_moves_notation = fields.List(fields.String(), metadata={
+        "description": "each of `legal_moves` in the game's text notation, in the same order "
+                       "(`format_move`; the ruleset's `notation` describes it): what a "
+                       "client shows and a person types"})
+    legal_moves_complete = fields.Boolean(metadata={
+        "description": "false where `legal_moves` only offers examples of a free arrangement "
+                       "(a Stratego setup, a Cartagena rum deal, an Elfenland war placement): "
+                       "other moves are legal too (`parseNotation` reads one typed)"})
     result = fields.Dict(allow_none=True)
-    text = fields.String(allow_none=True, metadata={"description": "plain-text rendering"})
+    text = fields.String(allow_none=True, metadata={
+        "description": "the board as plain text, with the players' names (\"you\" for the "
+                       "caller's seat); null before the game starts"})
 
 
 class ViewSchema(_ViewFields):
@@ -187,7 +213,12 @@ class EventSchema(Schema):
     id = fields.Integer(required=True, metadata={"description": "cursor of this event"})
     seq = fields.Integer(metadata={"description": "the move that caused it (0: game start)"})
     step = fields.Integer()
-    event = fields.Dict()
+    event = fields.Dict(metadata={"description": "the event as the caller may see it"})
+    text = fields.String(metadata={
+        "description": "the event in a sentence from the caller's seat, with the players' "
+                       "names (\"Bob moved a4-a5.\", \"You captured Bob's flag.\"), as the "
+                       "mails tell it; \"\" for an event not worth a line of its own (the "
+                       "game's start)"})
 
 
 class EventQuerySchema(CursorQuerySchema):

@@ -194,7 +194,7 @@ class View(MethodView):
         if not meta:
             raise NotFound("No such game.", code="game_not_found")
         meta, state_json = view_inputs(store, game, meta, state_json)
-        return seat_view(game, meta, state_json, pid)
+        return seat_view(game, meta, state_json, pid, store)
 
 
 @blp.route("/<game>/board.svg")

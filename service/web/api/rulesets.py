@@ -2,7 +2,9 @@
 
 `GET /v1/rulesets` lists every game briefly; `GET /v1/rulesets/{id}` adds what a client needs to
 build moves and explain refusals (contract v2, point 13): the JSON Schema of one move, every error
-code the engine may answer with one line each, and the text notation of its moves.
+code the engine may answer with one line each, and the text notation of its moves;
+`POST /v1/rulesets/{id}/notation` reads a move typed in that notation (the browser client's
+notation box).
 """
 
 from __future__ import annotations
@@ -10,12 +12,17 @@ from __future__ import annotations
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from engines.contract import COMMON_CODES
+from engines.contract import COMMON_CODES, IllegalMove
 from engines.registry import RULESETS, available, get_engine
 from service.domain.game import SEAT_ORDERS
-from service.domain.problems import NotFound
+from service.domain.problems import IllegalMoveProblem, NotFound
 from service.web.api.deps import PROBLEM
-from service.web.api.game_schemas import RulesetDetailSchema, RulesetSchema
+from service.web.api.game_schemas import (
+    NotationSchema,
+    ParsedMoveSchema,
+    RulesetDetailSchema,
+    RulesetSchema,
+)
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="Rulesets")
 
@@ -76,3 +83,27 @@ class Ruleset(MethodView):
         if ruleset not in RULESETS:
             raise NotFound(f"No ruleset {ruleset!r}.", code="ruleset_not_found")
         return describe_in_full(ruleset)
+
+
+@blp.route("/<ruleset>/notation")
+class Notation(MethodView):
+    @blp.doc(operationId="parseNotation")
+    @blp.arguments(NotationSchema)
+    @blp.response(200, ParsedMoveSchema)
+    @blp.alt_response(404, **PROBLEM)
+    @blp.alt_response(422, **PROBLEM)
+    def post(self, body: dict, ruleset: str) -> dict:
+        """A move typed in the game's notation, read as the move object an envelope carries
+        (`bad_notation` for a text the notation cannot read). Reading is not judging: whether
+        the move is legal now is the game's to say when it is posted. A client needs no game's
+        notation built in: it shows a view's `legal_moves_notation` and sends anything else
+        typed here, which matters where a listing offers only examples (a setup). POST, not a
+        query string: a typed setup is secret and stays out of URLs and their logs."""
+        if ruleset not in RULESETS:
+            raise NotFound(f"No ruleset {ruleset!r}.", code="ruleset_not_found")
+        engine = get_engine(ruleset)
+        try:
+            move = engine.parse_move(body["text"])
+        except IllegalMove as err:
+            raise IllegalMoveProblem(err.message, code=err.code) from err
+        return {"move": move, "notation": engine.format_move(move)}

@@ -96,7 +96,8 @@ class HotPaths:
             meta, state_json, pid = self.store.view_context(game, digest)
             if not meta or is_archived(meta) or (digest is not None and pid is None):
                 return self.next(environ, start_response)
-            data = orjson.dumps(seat_view(game, meta, state_json, pid), option=_JSON)
+            data = orjson.dumps(seat_view(game, meta, state_json, pid, self.store),
+                                option=_JSON)
         except Exception as err:  # the app answers it: its problem, its 503, its logged 500
             _handing_over(err)
             return self.next(environ, start_response)

@@ -1,10 +1,11 @@
 // Parley in a browser: routes (#/, #/game/ID, #/join/ID), the views, live updates.
 import { cliConfig, importAccount, register } from "./account.js";
 import { ApiError, call, fetchBlob, get, post } from "./api.js";
-import { notation, squareAt, strategoCells } from "./board.js";
+import { notation } from "./board.js";
 import { download, h } from "./dom.js";
 import { envelope, forgetAccount, loadAccount, randomB64url } from "./keys.js";
 import { follow } from "./live.js";
+import { boardPicks } from "./picks.js";
 import { settingsView } from "./settings.js";
 
 const main = document.getElementById("main");
@@ -176,7 +177,10 @@ async function join(gid) {
 
 // ---- a game ---------------------------------------------------------------------------------
 
+// an event as the server tells it (`text`, the engines' sentences with the players' names; ""
+// for one not worth a line), or, from a server without it, its type and fields
 function sentence(ev, seatName) {
+  if (typeof ev.text === "string") return ev.text;
   const e = ev.event || {};
   const who = e.seat !== undefined ? `${seatName(e.seat)} ` : "";
   const parts = Object.entries(e).filter(([k]) => !["type", "seat"].includes(k))
@@ -200,7 +204,9 @@ async function gameView(gid) {
   const after = h("div", { id: "after" });
   const events = h("ol", { id: "events", class: "events" });
   const invite = h("p", { id: "invite" });
-  let view, summary, layout = null, selected = null, generation = 0, pictureUrl = null;
+  let view, summary, generation = 0, pictureUrl = null;
+  // clicks on the picture (picks.js): they narrow the list of moves, or play one
+  const picks = boardPicks({ picture, hint, play: (m) => play(m), relist: () => listMoves() });
 
   show(`Game ${gid}`, info, invite, board, hint, h("h2", {}, "Your moves"), moves, form, resign,
     after, h("h2", {}, "What happened (latest first)"), events);
@@ -249,8 +255,9 @@ async function gameView(gid) {
     const toAct = (view.to_act || []).map(seatName).join(", ");
     const yours = (view.to_act || []).includes(view.seat);
     const deadline = summary.deadline ? ` Time left: ${timeLeft(summary.deadline)}.` : "";
+    const ended = seen.findLast((e) => e.event && e.event.type === "game_finished" && e.text);
     info.textContent = view.status === "finished"
-      ? `Finished: ${JSON.stringify(view.result)}`
+      ? `Finished. ${ended ? ended.text : JSON.stringify(view.result)}`
       : view.status === "active"
         ? `Step ${view.step}. ${yours ? "Your turn." : `Waiting for ${toAct}.`}${deadline} You are seat ${view.seat}.`
         : `Waiting for players (${view.status}).`;
@@ -268,7 +275,7 @@ async function gameView(gid) {
       pictureUrl = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
       picture.src = pictureUrl;
       picture.alt = view.text || "The board";
-      layout = summary.ruleset === "stratego" ? strategoCells(svg) : null;
+      picks.show(svg, view, summary.ruleset);
     }
     listMoves();
     resign.hidden = view.status !== "active";
@@ -279,51 +286,58 @@ async function gameView(gid) {
           + "every move's signature, the dice and the result."),
         h("button", { id: "audit", onclick: saveAudit }, "Download the audit"));
     }
-    events.replaceChildren(...seen.slice(-100).reverse().map((e) => h("li", {}, sentence(e, seatName))));
+    const told = seen.map((e) => sentence(e, seatName)).filter((t) => t);
+    events.replaceChildren(...told.slice(-100).reverse().map((t) => h("li", {}, t)));
     if (refocus) (moves.querySelector("button") || box).focus();
   }
 
   function listMoves() {
     const legal = view.legal_moves || [];
-    const shown = legal.map((m, i) => [m, i]).filter(([m]) => !selected || m.from === selected);
+    const shown = legal.map((m, i) => [m, i]).filter(([m]) => picks.offers(m));
     moves.replaceChildren(...shown.map(([m, i]) => h("li", {},
       h("button", { class: "move", "data-index": i, onclick: () => play(m) },
-        `${i + 1}. ${notation(summary.ruleset, m)}`))));
+        `${i + 1}. ${moveText(m)}`))));
     if (!legal.length) moves.append(h("li", {}, "No move for you now."));
   }
 
-  function typed() {
+  // a move in the game's notation: the view lists each legal move's (`legal_moves_notation`);
+  // another (a setup arranged on the board) in the client's own Stratego notation, else JSON
+  function moveText(move) {
+    const legal = view.legal_moves || [], texts = view.legal_moves_notation || [];
+    let i = legal.indexOf(move);
+    if (i < 0) i = legal.findIndex((m) => sameMove(m, move));
+    return texts[i] ?? notation(summary.ruleset, move);
+  }
+
+  // the notation box: a move's number, or a move typed in the game's notation, matched against
+  // the listed moves (exactly, else ignoring case) and otherwise read by the server
+  // (POST /v1/rulesets/{id}/notation): a listing may offer only examples (a setup)
+  async function typed() {
     const text = box.value.trim();
-    const legal = view.legal_moves || [];
-    const byNumber = /^\d+$/.test(text) ? legal[Number(text) - 1] : undefined;
-    const move = byNumber || legal.find((m) => notation(summary.ruleset, m) === text
-      || notation(summary.ruleset, m).replace("-", "x") === text);
-    if (!move) { say(`"${text}" is none of your legal moves.`); return; }
+    if (!text) return;
+    const legal = view.legal_moves || [], texts = view.legal_moves_notation || [];
+    let move = /^\d+$/.test(text) ? legal[Number(text) - 1] : undefined;
+    if (!move) {
+      const exact = texts.indexOf(text);
+      const folded = texts.filter((t) => t.toLowerCase() === text.toLowerCase());
+      const i = exact >= 0 ? exact : folded.length === 1 ? texts.indexOf(folded[0]) : -1;
+      move = legal[i];
+    }
+    if (!move) {
+      try {
+        move = (await post(account, `/v1/rulesets/${summary.ruleset}/notation`, { text })).move;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 422) say(`"${text}": ${err.message}`);
+        else failed(err);
+        return;
+      }
+    }
     box.value = "";
     play(move);
   }
 
-  picture.addEventListener("click", (ev) => {
-    if (!layout || !view) return;
-    const sq = squareAt(layout, picture, ev.clientX, ev.clientY);
-    const legal = view.legal_moves || [];
-    if (selected) {
-      const move = legal.find((m) => m.from === selected && m.to === sq);
-      if (move) { selected = null; play(move); return; }
-    }
-    if (legal.some((m) => m.from === sq)) {
-      selected = sq;
-      hint.textContent = `${sq} selected: click its target, or choose from the list.`;
-    } else {
-      selected = null;
-      hint.textContent = sq ? `No move from ${sq}.` : "";
-    }
-    listMoves();
-  });
-
   async function play(move) {
-    selected = null;
-    hint.textContent = "";
+    picks.reset();
     try {
       const env = await envelope(account, gid, view.seat, view.step, move);
       const answer = await call(account, "POST", `/v1/games/${gid}/moves`, env);
@@ -334,7 +348,7 @@ async function gameView(gid) {
         state = await get(account, where);
       }
       say(state.status === "rejected" ? `Refused: ${state.code || "rejected"}`
-        : `Played ${notation(summary.ruleset, move)}.`);
+        : `Played ${moveText(move)}.`);
     } catch (err) { failed(err); }
     await refresh();
   }
@@ -353,6 +367,14 @@ async function gameView(gid) {
 
   current = { id: gid, refresh: () => refresh().catch(failed) };
   await refresh();
+}
+
+/** Whether two moves are the same JSON object (the keys in any order). */
+function sameMove(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || !a || !b) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => sameMove(a[k], b[k]));
 }
 
 function timeLeft(deadline) {
