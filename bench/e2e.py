@@ -86,7 +86,7 @@ per second (alternating runs: 360 and 373 moves/s with one worker, 319 and 337 w
 web processes are the bottleneck, and one worker needs about 0.7 of a core at peak), while it
 nearly doubled RQ's no-op rate, whose loop is the workers' own. The no-op rate is the yardstick of
 the pool that resolves the moves, so both are measured with the same pool
-(docs/performance.md, "Session 11").
+(docs/performance.md, "Worker class").
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ This machine is a virtual one, and its CPUs do not keep one speed. A fixed piece
 time, so waiting for a core does not count) takes about 45 µs on one CPU at one moment and
 about twice that at the next, for stretches of tens of milliseconds to a second, on an idle
 machine as under load, often with no time reported as stolen (docs/performance.md,
-"Fifteenth pass"). A phase whose CPUs ran at half speed has half the machine; its latencies say more
-about the host than about the code. With `--timeline DIR`, bench.e2e runs one probe process
+"Reading the figures"). A phase whose CPUs ran at half speed has half the machine; its latencies
+say more about the host than about the code. With `--timeline DIR`, bench.e2e runs one probe process
 pinned to each CPU (about 1 % of a core each) and keeps `host-cpu<N>.txt` (epoch seconds,
 µs of the least try), and `bench.timeline` reports how much of each phase each CPU ran slow.
 

@@ -19,7 +19,7 @@ and the cause shows only when the burst's moment is put beside the system's even
 `python -m bench.timeline DIR` (printed by bench.e2e at the end of a run) shows, for each phase,
 its p99, the quarter-seconds holding the most moves at or above it (with the CPUs that ran slow
 in each), how much of the phase each CPU ran slow, and the Redis events inside the window, as
-seconds from the phase's start. docs/performance.md "Sixth pass" is what it
+seconds from the phase's start. docs/performance.md "AOF rewrites at 512 MB" is what it
 found first: the start of an AOF rewrite.
 """
 

@@ -43,9 +43,9 @@ START_SECONDS = 15
 #: the AOF is rewritten (compacted) once it has doubled and is at least this large. Redis's
 #: default, 64 MB, meant a rewrite every 13 s at the benchmark's peak (5 KB of AOF per move),
 #: and each one's forked child held a core for about a second; the moves played meanwhile were
-#: the slowest of a half-peak run (docs/performance.md "Sixth pass"). At 512 MB a rewrite comes
-#: about a tenth as often; the price is disk (the AOF may reach twice this before it is
-#: compacted) and a restart's load (about 3 s per 512 MB here).
+#: the slowest of a half-peak run (docs/performance.md "AOF rewrites at 512 MB"). At 512 MB a
+#: rewrite comes about a tenth as often; the price is disk (the AOF may reach twice this before it
+#: is compacted) and a restart's load (about 3 s per 512 MB here).
 AOF_REWRITE_MIN_SIZE = "512mb"
 
 

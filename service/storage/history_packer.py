@@ -4,11 +4,11 @@ A move the web process settles (`Store.settle_foreseen`) may find whole history 
 (`history_segments`). Packing them (their entries read, zlib at level 6, then written) only
 saves memory, yet it held about one settled move in five for two more round trips and the
 compression before its answer. The web process hands them to this thread instead, which packs
-every game reported meanwhile in two round trips (docs/performance.md, "Ninth pass"). Woken by
-a report, it lets the next `GATHER_SECONDS` of reports join it before packing: at a few hundred
+every game reported meanwhile in two round trips (docs/performance.md, "The history packer"). Woken
+by a report, it lets the next `GATHER_SECONDS` of reports join it before packing: at a few hundred
 moves a second, a pack of one game each time made about 70 packs a second of its own
-(docs/performance.md, "Fifteenth pass"). A report is three counts, not the entries: until they
-are packed, every commit of the game reports them again ("Sixteenth pass").
+(docs/performance.md, "The history packer"). A report is three counts, not the entries: until they
+are packed, every commit of the game reports them again.
 
 Nothing is lost or done twice: what a commit reports due is computed from the counts already
 packed, so a game's latest report covers its earlier ones and only that one is kept; a report

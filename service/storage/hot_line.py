@@ -4,8 +4,8 @@ redis-py wraps each round trip in bookkeeping that costs more CPU than packing a
 commands: a pipeline built and reset, a connection checked out of the pool and back (each with
 its process check), events dispatched and its client metrics recorded. On a settled move
 (`Store.settle_foreseen`) that was about a third of the web process's CPU around its one
-EVALSHA (docs/performance.md "Fifth pass"); on a move accepted in two round trips
-(`Store._after`), about a sixth of its CPU ("Twelfth pass"). A `HotLine` gives each thread one
+EVALSHA (docs/performance.md "HotLine: a thread's own connection"); on a move accepted in two round
+trips (`Store._after`), about a sixth of its CPU. A `HotLine` gives each thread one
 connection of its own, made with the pool's settings (the same decoding and timeouts), and
 sends the commands as hiredis packs them. Only on a standalone Redis (a cluster client routes
 by key).

@@ -5,7 +5,7 @@ Issue 34: a Stratego Original state is about 9.2-9.7 KB of JSON. It is read on e
 (the view, the accept's checks, the resolve) and written on every commit, so the packing is
 a fast one. zstd at level 3 packs a mid-game state to 1.6 KB in about 30 us and unpacks it in
 20 us, where zlib at level 2 (what was written until the tenth pass of issue 35) took 69 and
-40 us for 1.9 KB (docs/performance.md, "Tenth pass"). Base64 keeps the value text, so the
+40 us for 1.9 KB (docs/performance.md, "Packed history"). Base64 keeps the value text, so the
 store's decoding client and its pipelines read it like any other string. Readers get the JSON
 back: a value starting with `~` is a zlib-packed state of an earlier version, read as before
 (it is written packed anew by its game's next commit); one that starts with neither mark (a

@@ -2,8 +2,8 @@
 
 granian parses HTTP and keeps the connections in Rust (hyper on tokio), outside the GIL, and
 hands each request to one of a worker process's `threads` Python threads. Chosen by
-measurement over gunicorn's threaded workers (docs/performance.md, "Seventh pass"): the same
-moves cost the web processes about a quarter less CPU, where gunicorn parsed every request in
+measurement over gunicorn's threaded workers (docs/performance.md, "The web server: granian"): the
+same moves cost the web processes about a quarter less CPU, where gunicorn parsed every request in
 Python and passed it from its main thread to a pool thread.
 
 What the server keeps of the gunicorn settings it replaces:
