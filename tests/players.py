@@ -39,6 +39,14 @@ class TestPlayer:
         claim = signing.key_claim(self.public_key, player=player)
         return {"public_key": self.public_key, "proof": signing.sign_key_claim(self.key, claim)}
 
+    def consent(self, mail_moves: bool = True, issued_at: str | None = None) -> dict[str, Any]:
+        """The body of `POST /v1/players/{id}/consents`: a signed statement about moves by
+        mail (docs/audit.md §16)."""
+        statement = signing.consent_statement(self.id, mail_moves,
+                                              issued_at or signing.issued_now())
+        return {"statement": statement, "key_id": self.key_id,
+                "signature": signing.sign_consent(self.key, statement)}
+
     def register(self, http: Any) -> TestPlayer:
         """Register through `http` (a Flask test client or a requests-like session)."""
         resp = http.post("/v1/players", json=self.registration())

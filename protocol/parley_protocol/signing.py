@@ -27,6 +27,10 @@ RECEIPT_PREFIX = b"parley-receipt-v1\n"
 BUNDLE_PREFIX = b"parley-audit-v1\n"
 #: a key's proof of possession: the key signs who it is for (docs/audit.md §2)
 KEY_PREFIX = b"parley-key-v1\n"
+#: a player's statement allowing (or no longer allowing) moves by mail reply (docs/audit.md §16)
+CONSENT_PREFIX = b"parley-consent-v1\n"
+#: the only scope a consent has: every game of the player
+CONSENT_SCOPE = "all_games"
 #: the `key_id` of envelopes the server signs itself: a late seat's timeout action
 SERVER_KEY_ID = "server"
 #: the `key_id` of a move the server signs on a player's behalf from their mail reply
@@ -172,6 +176,30 @@ def verify_key_claim(claim: dict[str, str], proof: str) -> bool:
                               KEY_PREFIX + canonical(claim))
     except ValueError:
         return False
+
+
+def consent_statement(player: str, mail_moves: bool, issued_at: str) -> dict[str, Any]:
+    """What a player signs to allow (or stop) moves made from their mail replies."""
+    return {"player": player, "scope": CONSENT_SCOPE, "mail_moves": mail_moves,
+            "issued_at": issued_at}
+
+
+def sign_consent(private_key: Ed25519PrivateKey, statement: dict[str, Any]) -> str:
+    return b64url_encode(ed25519_sign(private_key, CONSENT_PREFIX + canonical(statement)))
+
+
+def verify_consent(public_key: bytes, statement: dict[str, Any], signature: str) -> bool:
+    try:
+        return ed25519_verify(public_key, b64url_decode(signature),
+                              CONSENT_PREFIX + canonical(statement))
+    except ValueError:
+        return False
+
+
+def whole_seconds(issued_at: Any) -> bool:
+    """An RFC 3339 moment without a fraction of a second (what the server stamps on a
+    mail-authorised entry, so it cannot grind the entry's signature by the microsecond)."""
+    return parse_issued_at(issued_at) is not None and "." not in issued_at
 
 
 def verify_payload(public_key: bytes, payload: dict[str, Any], signature: str) -> bool:

@@ -37,6 +37,9 @@ BUNDLE_FIELDS = ("format", "game", "ruleset", "options", "platform", "seats", "s
                  "draws", "state_hashes", "result", "server_key", "signature")
 ENVELOPE_FIELDS = frozenset({"payload", "key_id", "signature"})
 PAYLOAD_FIELDS = frozenset({"game", "seat", "step", "move", "nonce", "issued_at"})
+#: a consent of the bundle's `consents` (docs/audit.md §16), and its signed statement
+CONSENT_FIELDS = frozenset({"seat", "statement", "key_id", "signature"})
+STATEMENT_FIELDS = frozenset({"player", "scope", "mail_moves", "issued_at"})
 DRAW_FIELDS = ("index", "seq", "step", "purpose", "kind", "params", "result")
 PLATFORM_EVENTS = ("game_started", "game_finished", TIMEOUT)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -148,6 +151,8 @@ class _Verifier:
         self.game: str = ""
         self.keys: dict[str, tuple[int, bytes]] = {}  # key id -> (seat, raw public key)
         self.by_mail: list[int] = []  # seqs of the mail-authorised entries
+        #: each seat's consents to moves by mail: (when, allowed), in time order
+        self.consents: dict[int, list[tuple[float, bool]]] = {}
 
     def run(self, receipts: list[dict[str, Any]]) -> None:
         self._check_fields()
@@ -155,6 +160,7 @@ class _Verifier:
         if finished:
             self._check_commitment()
         self._check_players()
+        self._check_consents()
         self._check_entries(finished)
         if finished:
             self._replay()
@@ -272,6 +278,56 @@ class _Verifier:
                     f"{', '.join(map(str, self.report.mail_only))} joined without a key: the "
                     "server signs their moves from mail replies (any key listed was added "
                     "later)")
+
+    def _check_consents(self) -> None:
+        """Each player's signed statements allowing moves by mail (docs/audit.md §16): by the
+        player of the seat named, with a key of that seat; absent in bundles of no consent."""
+        consents = self.audit.get("consents", [])
+        if not isinstance(consents, list):
+            _fail("bundle: 'consents' is not a list")
+        players = self.audit["players"]
+        for i, consent in enumerate(consents):
+            where = f"consents[{i}]"
+            if not isinstance(consent, dict) or set(consent) != CONSENT_FIELDS:
+                _fail(f"{where}: a consent must have exactly {sorted(CONSENT_FIELDS)}")
+            seat = _get(consent, "seat", int, where)
+            if not 0 <= seat < len(players):
+                _fail(f"{where}: no seat {seat}")
+            statement = _get(consent, "statement", dict, where)
+            if set(statement) != STATEMENT_FIELDS:
+                _fail(f"{where}: the statement must have exactly {sorted(STATEMENT_FIELDS)}")
+            if statement["player"] != players[seat].get("player") or \
+                    statement["scope"] != signing.CONSENT_SCOPE or \
+                    not isinstance(statement["mail_moves"], bool):
+                _fail(f"{where}: the statement is not one of the player of seat {seat} about "
+                      f"moves by mail in {signing.CONSENT_SCOPE}")
+            when = signing.parse_issued_at(statement["issued_at"])
+            if when is None:
+                _fail(f"{where}: issued_at is not an RFC 3339 moment")
+            key_id = _get(consent, "key_id", str, where)
+            if self.keys.get(key_id, (None,))[0] != seat:
+                _fail(f"{where}: key {key_id} is not a key of the player of seat {seat}")
+            if not signing.verify_consent(self.keys[key_id][1], statement,
+                                          _get(consent, "signature", str, where)):
+                _fail(f"{where}: the consent does not verify with key {key_id} (changed, or "
+                      f"not signed by that player)")
+            self.consents.setdefault(seat, []).append((when, statement["mail_moves"]))
+        for timeline in self.consents.values():
+            timeline.sort()
+        if consents:
+            self.ok(f"consents: {len(consents)} signed statements about moves by mail verified")
+
+    def _consented(self, seat: int, at: float) -> bool:
+        """Whether the seat's player allowed moves by mail at `at` (a mail-only seat always:
+        its player has no key to sign with)."""
+        if seat in self.report.mail_only:
+            return True
+        allowed = False
+        for when, value in self.consents.get(seat, []):
+            if when > at:
+                break
+            allowed = value
+        return allowed
 
     def _add_key(self, seat: int, key_id: str, public: Any) -> None:
         if key_id in self.keys:
@@ -391,8 +447,14 @@ class _Verifier:
             digest = b""
         if len(digest) != 32:
             _fail(f"{where}: a mail-authorised entry's nonce is not a token digest (32 bytes)")
-        if signing.parse_issued_at(payload.get("issued_at")) is None:
-            _fail(f"{where}: a mail-authorised entry's issued_at is not an RFC 3339 moment")
+        issued_at = payload.get("issued_at")
+        if not signing.whole_seconds(issued_at):
+            _fail(f"{where}: a mail-authorised entry's issued_at is not an RFC 3339 moment in "
+                  f"whole seconds")
+        if not self._consented(payload["seat"], signing.parse_issued_at(issued_at) or 0.0):
+            _fail(f"{where}: a mail-authorised move for seat {payload['seat']}, whose player "
+                  f"had not allowed moves by mail at {issued_at} (no signed consent in force, "
+                  f"docs/audit.md §16)")
         if not signing.verify_payload(self._server_public(), payload,
                                       _get(env, "signature", str, where)):
             _fail(f"{where}: the mail-authorised move does not verify with the server key")

@@ -293,11 +293,38 @@ def cmd_register(args: argparse.Namespace) -> int:
     _out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
          f"on {session.server}")
     _out(f"saved the token in {session.path} (mode 0600)")
+    if args.email:
+        session.http.token = created["token"]
+        _consent(session, created["id"], created["key_id"], key, True)
+        _out("moves by mail allowed: a statement signed with your key is in the record "
+             "(`parley mail-moves off` withdraws it)")
     if created.get("email") and not created.get("email_confirmed"):
         _out(f"{created['email']} gets no game mail until you confirm it: "
              + ("follow the link in the mail just sent to it" if created.get("confirmation_sent")
                 else f"ask for a confirmation mail later (POST /v1/players/{created['id']}"
                      "/email/confirmation)"))
+    return 0
+
+
+def _consent(session: Session, pid: str, key_id: str, key: Ed25519PrivateKey,
+             allowed: bool) -> None:
+    """Sign and give a statement allowing (or stopping) moves made from mail replies."""
+    statement = signing.consent_statement(pid, allowed, signing.issued_now())
+    session.http.post(f"/v1/players/{pid}/consents", {
+        "statement": statement, "key_id": key_id,
+        "signature": signing.sign_consent(key, statement)})
+
+
+def cmd_mail_moves(args: argparse.Namespace) -> int:
+    """Allow or stop moves by mail reply, with a statement signed by your key."""
+    session = Session(args)
+    pid = session.require_player()
+    allowed = args.state == "on"
+    _consent(session, pid, session.config["key_id"], session.key(), allowed)
+    if allowed:
+        session.http.call("PATCH", f"/v1/players/{pid}", {"mail_moves": True}, True)
+    _out(f"moves by mail {'allowed' if allowed else 'stopped'}: your signed statement is in "
+         "the audit of each of your games")
     return 0
 
 
@@ -656,6 +683,8 @@ def add_commands(sub: Any) -> None:
     p = add("register", cmd_register, "register a player with your public key")
     p.add_argument("name")
     p.add_argument("--email")
+    p = add("mail-moves", cmd_mail_moves, "allow or stop moves by mail reply (signed by you)")
+    p.add_argument("state", choices=["on", "off"])
     p = add("claim", cmd_claim, "add your key to a player who has played by mail only")
     p.add_argument("code", help="the code of the mail from POST /v1/key-claims")
     add("games", cmd_games, "list your games")

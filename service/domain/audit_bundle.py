@@ -16,6 +16,7 @@ from parley_protocol import signing
 
 from service.domain.game import Game
 from service.domain.game_reads import GameReads, reads_of
+from service.storage import consent_records
 from service.storage.store import Store
 
 FORMAT = "parley-audit-v1"
@@ -57,6 +58,8 @@ def build_bundle(store: Store, game: Game, server_key: Any,
         if pid and game.raw.get(f"mail_only:{pid}"):
             player["mail_only"] = True  # no key: the server speaks for this seat throughout
         players.append(player)
+    consents = [{"seat": seat, **consent} for seat, pid in enumerate(game.players) if pid
+                for consent in consent_records.of_player(store, pid)]
     secret = reads.secret(game.id) if finished else {}
     bundle = {
         "format": FORMAT,
@@ -67,6 +70,7 @@ def build_bundle(store: Store, game: Game, server_key: Any,
         "seats": game.seats,
         "status": game.status,
         "players": players,
+        "consents": consents,
         "commitment": game.commitment,
         "server_seed": secret.get("server_seed"),
         "client_seeds": [game.raw.get(f"client_seed:{i}") for i in range(game.seats)],

@@ -38,6 +38,7 @@ from service.domain.game import Game, load_game
 from service.domain.game_reads import reads_of
 from service.domain.problems import Problem
 from service.ops.server_key import derived_secret
+from service.storage import consent_records
 from service.storage import mail_replies as records
 from service.storage.resolve_queue import wake
 from service.storage.store import Store
@@ -80,8 +81,11 @@ class Refusal(Exception):
 
 
 def allows_mail_moves(player: dict[str, str]) -> bool:
-    """On by default for a player with an email address; `mail_moves` turns it off."""
-    return bool(player.get("email")) and player.get("mail_moves", "1") == "1"
+    """Whether replies make moves for this player: a confirmed address, and a signed consent
+    in force (service.domain.consent; a mail-only player, who has no key, consented by joining
+    by mail), and the setting `mail_moves` not turned off."""
+    return bool(player.get("email")) and player.get("mail_moves", "1") == "1" and (
+        player.get("mail_consent") == "1" or player.get("mail_only") == "1")
 
 
 def token_for(server_key: Any, gid: str, seat: int, step: int, pid: str, after: int = 0) -> str:
@@ -205,9 +209,12 @@ def play(store: Store, queue: Any, server_key: Any, ticket: Ticket, sender: str,
         raise Refusal("wrong_sender", "The reply came from another address than the player's.",
                       ticket, answer=False)
     if not allows_mail_moves(player):
-        raise Refusal("mail_moves_off", "You turned moves by mail off; play with a signed move "
-                      "(`parley move`), or turn them on again (PATCH /v1/players/{id} "
-                      "with mail_moves true).", ticket)
+        why = ("You turned moves by mail off; turn them on again (PATCH /v1/players/{id} with "
+               "mail_moves true)" if player.get("mail_moves") == "0" else
+               "Moves by mail need your signed consent first (`parley mail-moves on`, or the "
+               "browser client's settings)")
+        raise Refusal("mail_moves_off", f"{why}, or play with a signed move (`parley move`).",
+                      ticket)
     game = load_game(store, ticket.gid)
     if game is None or game.finished:
         raise Refusal("game_over", "The game has ended.", ticket)
@@ -319,6 +326,8 @@ def _append(store: Store, queue: Any, server_key: Any, ticket: Ticket, step: int
         raise Refusal(problem.code, problem.detail, ticket) from problem
     if not accepted.created:
         raise Refusal("token_spent", "Moves were made with this reply address already.", ticket)
+    consent_records.note_mail_move(store, ticket.pid,
+                                   signing.parse_issued_at(received_at) or time.time())
     if accepted.schedule:
         wake(queue, ticket.gid)
     return accepted

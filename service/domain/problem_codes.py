@@ -68,6 +68,8 @@ PLATFORM: dict[str, Code] = _platform(
                         "one (valid 60 s, once)."),
     ("bad_last_event_id", 400, "A stream's `Last-Event-ID` is not an id the stream sent."),
     ("unknown_key", 401, "A move names a `key_id` that no player registered."),
+    ("bad_consent", 422, "A consent's statement is not {player, scope: \"all_games\", "
+                         "mail_moves, issued_at} of the caller, issued in the last 300 s."),
     ("bad_key_proof", 422, "A registered key's `proof` is not its signature over the "
                            "registration (`parley-key-v1`, docs/audit.md)."),
     ("key_registered", 409, "The public key is registered already (to this or another "
@@ -98,6 +100,10 @@ PLATFORM: dict[str, Code] = _platform(
     ("already_seated", 409, "The player holds a seat in this game already."),
     ("game_full", 409, "Every seat of the game is taken."),
     ("seat_taken", 409, "The seat asked for is taken."),
+    ("consent_required", 409, "Moves by mail need the player's signed consent first "
+                              "(`POST /v1/players/{id}/consents`, docs/audit.md §16)."),
+    ("consent_too_old", 409, "A consent must be issued after the player's last move by mail; "
+                             "sign it again with the current time."),
     ("email_unconfirmed", 409, "Inviting by mail needs a confirmed address of one's own "
                                "(docs/notifications.md \"Address confirmation\")."),
     ("game_over", 409, "The game has ended; no move is accepted any more."),

@@ -57,6 +57,11 @@ def player_games_key(pid: str) -> str:
     return f"player:{pid}:games"
 
 
+def player_consents_key(pid: str) -> str:
+    """List of the player's signed consents about moves by mail (JSON each), in order."""
+    return f"player:{pid}:consents"
+
+
 def player_keys_key(pid: str) -> str:
     """Set of the player's signing key ids."""
     return f"player:{pid}:keys"

@@ -29,12 +29,17 @@ def test_the_time_zone_is_set_at_registration_or_later(client) -> None:
 
 def test_mail_moves_and_the_digest_are_settings_of_their_own(client) -> None:
     ann = TestPlayer("ann")
-    resp = client.post("/v1/players", json=ann.registration(email="ann@example.org"))
-    pid, auth = resp.get_json()["id"], {"Authorization": f"Bearer {resp.get_json()['token']}"}
+    reg = client.post("/v1/players", json=ann.registration(email="ann@example.org")).get_json()
+    ann.id, ann.key_id, ann.token = reg["id"], reg["key_id"], reg["token"]
+    pid, auth = ann.id, ann.auth
     store = client.application.extensions["parley_store"]
     resp = client.patch(f"/v1/players/{pid}", json={"time_zone": "UTC"}, headers=auth)
     assert resp.get_json()["mail_moves"] is False  # not before the address is confirmed
     confirm(client, "ann@example.org")
+    resp = client.patch(f"/v1/players/{pid}", json={"time_zone": "UTC"}, headers=auth)
+    assert resp.get_json()["mail_moves"] is False  # not before the player's signed consent
+    assert client.post(f"/v1/players/{pid}/consents", json=ann.consent(),
+                       headers=auth).status_code == 201
     resp = client.patch(f"/v1/players/{pid}", json={"mail_digest": "daily", "digest_hour": 7},
                         headers=auth)
     assert resp.get_json() == {"id": pid, "time_zone": "UTC", "mail_moves": True,

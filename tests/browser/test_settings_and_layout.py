@@ -29,6 +29,10 @@ def test_settings_are_saved(player, live_server, tmp_path) -> None:
                            headers=auth, timeout=10).json()
     assert saved["time_zone"] == "Europe/Berlin" and saved["mail_digest"] == "daily"
     assert saved["mail_moves"] is False
+    # "no" is the player's own signed statement, kept for the audits of their games
+    (given,) = requests.get(f"{live_server.url}/v1/players/{pid}/consents", headers=auth,
+                            timeout=10).json()["consents"]
+    assert given["statement"]["mail_moves"] is False and given["statement"]["player"] == pid
     assert not p.errors, p.errors
 
 

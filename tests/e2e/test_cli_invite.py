@@ -33,7 +33,8 @@ def test_invite_seats_a_mail_only_player_who_claims_a_key_later(server,
                                                                        tmp_path: Path) -> None:
     ann = Cli(tmp_path, "ann")
     ann.out("keygen")
-    ann.out("register", "Ann", "--server", server.url, "--email", "ann@example.org")
+    registered = ann.out("register", "Ann", "--server", server.url, "--email", "ann@example.org")
+    assert "moves by mail allowed: a statement signed with your key" in registered
     outbox = tmp_path / "outbox"
     deadline = time.monotonic() + 20
     while (msg := confirming.take_from_maildir(outbox, "ann@example.org")) is None:
@@ -51,6 +52,7 @@ def test_invite_seats_a_mail_only_player_who_claims_a_key_later(server,
     taken = server.http.post(link, headers={"Accept": "application/json"}).json()
     assert taken["game"] == game and taken["mail_only"] is True and taken["status"] == "active"
 
+    assert "moves by mail stopped" in ann.out("mail-moves", "off")
     refused = ann.run("invite", game, "dan@example.org", ok=False)
     assert refused.returncode != 0 and "game_not_open" in refused.stdout + refused.stderr
 

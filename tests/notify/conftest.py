@@ -172,8 +172,8 @@ def work(napp):
 
 def register(client: Any, name: str, email_address: str | None = None,
              confirmed: bool = True) -> TestPlayer:
-    """A new player; with an address, confirmed as its owner does it (`confirm`) unless
-    `confirmed` is False."""
+    """A new player; with an address, confirmed as its owner does it (`confirm`), and moves
+    by mail allowed by a signed consent, unless `confirmed` is False."""
     player = TestPlayer(name)
     body: dict[str, Any] = player.registration()
     if email_address:
@@ -184,6 +184,9 @@ def register(client: Any, name: str, email_address: str | None = None,
     player.id, player.key_id, player.token = data["id"], data["key_id"], data["token"]
     if email_address and confirmed:
         confirm(client, email_address)
+        given = client.post(f"/v1/players/{player.id}/consents", json=player.consent(),
+                            headers=player.auth)
+        assert given.status_code == 201, given.get_json()  # moves by mail allowed
     return player
 
 

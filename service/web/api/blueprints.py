@@ -1,6 +1,7 @@
 """One blueprint per resource, registered from this single list."""
 
 from service.web.api.batch import blp as batch
+from service.web.api.consents import blp as consents
 from service.web.api.email_address import blp as email
 from service.web.api.games import blp as games
 from service.web.api.invitations import blp as invitations
@@ -14,5 +15,5 @@ from service.web.api.rulesets import blp as rulesets
 from service.web.api.system import blp as system
 from service.web.api.webhook_subscriptions import blp as webhooks
 
-BLUEPRINTS = [players, email, key_claims, rulesets, games, invitations, moves, batch, records,
-              system, webhooks, mail, problems]
+BLUEPRINTS = [players, email, consents, key_claims, rulesets, games, invitations, moves, batch,
+              records, system, webhooks, mail, problems]

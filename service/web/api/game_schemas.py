@@ -269,6 +269,8 @@ class AuditSchema(Schema):
     seats = fields.Integer()
     status = fields.String()
     players = fields.List(fields.Dict())
+    consents = fields.List(fields.Dict(), metadata={
+        "description": "the seated players' signed consents to moves by mail (§16)"})
     commitment = fields.String()
     server_seed = fields.String(allow_none=True, metadata={"description": "after the end"})
     client_seeds = fields.List(fields.String(allow_none=True))

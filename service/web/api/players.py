@@ -144,6 +144,10 @@ class PlayerResource(MethodView):
             if flag in data:
                 fields[flag] = "1" if data[flag] else "0"
         store = deps.store()
+        if data.get("mail_moves") and (store.player(player) or {}).get("mail_consent") != "1":
+            raise Conflict("Moves by mail need your signed consent first: POST "
+                           f"/v1/players/{player}/consents (docs/audit.md §16).",
+                           code="consent_required")
         store.update_player(player, fields)
         record = store.player(player) or {}
         digest.reschedule(store, player, record)

@@ -1,6 +1,6 @@
 // Registering and importing: the key pair is made here, the proof of possession signed here.
 import { post } from "./api.js";
-import { importKey, newKey, saveAccount, signClaim } from "./keys.js";
+import { consent, importKey, newKey, saveAccount, signClaim } from "./keys.js";
 
 /** Register `name` with a new key; the account is saved, the PEM backup returned once. */
 export async function register(name, email) {
@@ -12,6 +12,8 @@ export async function register(name, email) {
   const account = { id: made.id, name, key_id: made.key_id, token: made.token,
                     privateKey: key.privateKey, publicKey: key.publicKey };
   await saveAccount(account);
+  // with an address, replies to turn mails make moves: the player's own signed statement says so
+  if (email) await post(account, `/v1/players/${made.id}/consents`, await consent(account, true));
   return { account, backup: key.backup };
 }
 

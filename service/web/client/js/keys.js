@@ -58,6 +58,14 @@ async function sign(privateKey, prefix, value) {
 /** The proof of possession: `parley-key-v1\n` + JCS(claim) (docs/audit.md). */
 export const signClaim = (privateKey, claim) => sign(privateKey, "parley-key-v1\n", claim);
 
+/** A consent to moves by mail (docs/audit.md §16): `parley-consent-v1\n` + JCS(statement). */
+export async function consent(account, mailMoves) {
+  const statement = { player: account.id, scope: "all_games", mail_moves: mailMoves,
+                      issued_at: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") };
+  return { statement, key_id: account.key_id,
+           signature: await sign(account.privateKey, "parley-consent-v1\n", statement) };
+}
+
 /** A signed move envelope: `parley-move-v1\n` + JCS(payload). */
 export async function envelope(account, game, seat, step, move) {
   const payload = { game, seat, step, move, nonce: randomB64url(16),

@@ -1,5 +1,6 @@
 // Settings: mail (all games, per kind), daily digest, time zone, moves by mail, webhooks.
-import { call, get } from "./api.js";
+import { call, get, post } from "./api.js";
+import { consent } from "./keys.js";
 import { h } from "./dom.js";
 
 const me = (account) => `/v1/players/${account.id}`;
@@ -33,7 +34,11 @@ export async function settingsView(account, say) {
       await call(account, "PUT", `${me(account)}/mail`, { enabled: enabled.checked, types });
       const change = {};
       if (zone.value.trim()) change.time_zone = zone.value.trim();
-      if (moves.value) change.mail_moves = moves.value === "true";
+      if (moves.value) {
+        // moves by mail rest on the player's signed statement (docs/audit.md §16)
+        await post(account, `${me(account)}/consents`, await consent(account, moves.value === "true"));
+        if (moves.value === "true") change.mail_moves = true;
+      }
       if (digest.value) change.mail_digest = digest.value;
       if (hour.value !== "") change.digest_hour = Number(hour.value);
       if (Object.keys(change).length) {
