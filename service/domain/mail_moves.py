@@ -38,7 +38,7 @@ from service.domain.game import Game, load_game
 from service.domain.game_reads import reads_of
 from service.domain.problems import Problem
 from service.ops.server_key import derived_secret
-from service.storage import consent_records
+from service.storage import consent_records, reply_marks
 from service.storage import mail_replies as records
 from service.storage.resolve_queue import wake
 from service.storage.store import Store
@@ -228,6 +228,8 @@ def play(store: Store, queue: Any, server_key: Any, ticket: Ticket, sender: str,
         raise Refusal("stale_step", "That turn is over: the game moved on since the mail you "
                       "answered.", ticket)
     reply = Reply(ticket, move_lines(text, ticket))
+    # the turn mails this reply's own moves cause wait for its answer (service.notify.replies)
+    reply_marks.mark(store, ticket.gid, ticket.seat, reply_marks.RUNNING, int(APPLY_WAIT) + 20)
     listed = _Listed(engine, state, ticket.seat, ticket)
     deadline = time.monotonic() + APPLY_WAIT
     i = 0

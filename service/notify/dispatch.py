@@ -36,7 +36,7 @@ from service.domain import mail_moves, notices
 from service.domain.chain import append_server_move, server_envelope
 from service.domain.game import Game, load_game
 from service.notify import digest, letters, mail, webhooks
-from service.storage import game_records, metrics_records
+from service.storage import game_records, metrics_records, reply_marks
 from service.storage import notify_records as records
 from service.storage.resolve_queue import wake
 from service.storage.store import Store, now_iso
@@ -261,6 +261,10 @@ def _deliver_mail(store: Store, queue: Queue, config: Config, server_key: Any, d
         return _finish(store, did, "suppressed", "the player turned this mail off")
     if digest.wants_digest(player) and notice["type"] in digest.DIGESTED:
         return _finish(store, did, "suppressed", "in the player's daily digest")
+    if letters.asks_to_move(game, notice) and reply_marks.covers(store, game.id, notice["seat"],
+                                                                notice["step"]):
+        return _finish(store, did, "suppressed", "the seat's mail reply is being played; its "
+                                                 "answer shows the position and the moves")
     # the thread's first mail takes its root id; what it tells starts where the player's last
     # turn mail stopped, frozen at the first attempt so that a retry says the same
     first, told = records.join_thread(store, pid, game.id, did)

@@ -29,6 +29,7 @@ from service.domain.game import load_game
 from service.domain.problems import Problem
 from service.notify import inbound, invitation_mail, letters, mail, receipts
 from service.storage import mail_replies as records
+from service.storage import reply_marks
 from service.storage.store import Store, new_id
 
 log = logging.getLogger(__name__)
@@ -76,9 +77,19 @@ def handle(store: Store, queue: Any, config: Config, server_key: Any, msg: Email
                                 inbound.reply_text(msg), signing.issued_now())
     except mail_moves.Refusal as refusal:
         return _refused(store, config, server_key, msg, sender, refusal, None)
+    try:
+        return _played(store, config, server_key, msg, sender, reply)
+    finally:
+        reply_marks.release(store, ticket.gid, ticket.seat)
+
+
+def _played(store: Store, config: Config, server_key: Any, msg: EmailMessage, sender: str,
+            reply: mail_moves.Reply) -> Outcome:
+    """A reply that was played, line by line as far as it went: its receipt or answer."""
+    ticket = reply.ticket
     seqs = " ".join(str(p.seq) for p in reply.played)
     if reply.stop is None:
-        receipt = receipts.send(store, config, msg, sender, reply)
+        receipt = receipts.send(store, config, server_key, msg, sender, reply)
         log.info("mail-in: %s played seq %s in %s by mail (%s)", sender, seqs, ticket.gid,
                  "receipt sent" if receipt else "no receipt")
         return Outcome("played", seqs, ticket.gid)
@@ -148,6 +159,8 @@ def _answer(store: Store, config: Config, server_key: Any, msg: EmailMessage, se
     except Exception as err:  # the move was refused either way; the answer is best effort
         log.warning("mail-in: answer to %s not sent: %s", sender, err)
         return False
+    if address is not None and game is not None and seat is not None:
+        reply_marks.shown(store, game.id, seat, game.step)
     return True
 
 

@@ -146,6 +146,12 @@ def player_invitations_key(pid: str) -> str:
     return f"player:{pid}:invitations"
 
 
+def replying_key(gid: str, seat: int) -> str:
+    """String, short-lived: "running" while a mail reply of this seat is being played, then
+    the step whose position its answer showed (the turn mails it made needless)."""
+    return f"replying:{gid}:{seat}"
+
+
 def reply_token_key(digest: str) -> str:
     """String "<game> <seat> <step> <player>": what a mail reply token authorises (by the
     token's digest; the token itself is never stored)."""
