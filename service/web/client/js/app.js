@@ -215,7 +215,7 @@ async function gameView(gid) {
   const seatName = (seat) => {
     const p = (summary.players || []).find((x) => x.seat === seat);
     if (p && p.player === account.id) return "you";
-    return (p && names.get(p.player)) || `seat ${seat}`;
+    return (p && names.get(p.player)) || (p && p.player ? "someone" : "nobody yet");
   };
   async function readNames(players) {
     const unknown = players.filter((p) => p.player && !names.has(p.player));
@@ -259,7 +259,7 @@ async function gameView(gid) {
     info.textContent = view.status === "finished"
       ? `Finished. ${ended ? ended.text : JSON.stringify(view.result)}`
       : view.status === "active"
-        ? `Step ${view.step}. ${yours ? "Your turn." : `Waiting for ${toAct}.`}${deadline} You are seat ${view.seat}.`
+        ? `Step ${view.step}. ${yours ? "Your turn." : `Waiting for ${toAct}.`}${deadline}`
         : `Waiting for players (${view.status}).`;
     info.dataset.step = String(view.step);
     info.dataset.status = view.status;
