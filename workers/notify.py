@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.notify import confirmation, digest, dispatch, invitation_mail, key_claim_mail
 from service.ops.server_key import load_server_key
 from service.storage.notify_records import Outboxes

@@ -29,7 +29,6 @@ from rq import Queue, get_current_job
 
 from service.domain.game import (
     BATCH,
-    Resolution,
     Resolved,
     load_game,
     plan_resolve,
@@ -37,6 +36,7 @@ from service.domain.game import (
     start_game,
     write_resolutions,
 )
+from service.domain.game_model import Resolution
 from service.domain.kept_states import Kept
 from service.notify import dispatch
 from service.storage import metrics_records, notify_records

@@ -31,7 +31,8 @@ from service.domain.chain import (
 )
 from service.domain.envelope import EnvelopeSchema, conforms
 from service.domain.foresight import Foreseen, Foresight
-from service.domain.game import Game, load_game
+from service.domain.game import load_game
+from service.domain.game_model import Game
 from service.domain.game_reads import accept_inputs, reads_of
 from service.domain.problems import (
     BadSignature,

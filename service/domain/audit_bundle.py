@@ -14,7 +14,7 @@ from typing import Any
 
 from parley_protocol import signing
 
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.domain.game_reads import GameReads, reads_of
 from service.storage import consent_records
 from service.storage.store import Store

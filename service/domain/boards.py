@@ -24,7 +24,8 @@ from parley_protocol import signing
 from engines.rng import AuditedRng, move_key, start_key
 from engines.svg import board_picture
 from service.domain import names
-from service.domain.game import Game, seed_of
+from service.domain.game import seed_of
+from service.domain.game_model import Game
 from service.domain.game_reads import reads_of
 from service.domain.problems import Conflict, NotFound
 from service.storage.store import Store

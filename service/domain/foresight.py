@@ -30,7 +30,7 @@ from typing import Any
 from parley_protocol import signing
 
 from engines.contract import key_order_free
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.domain.recent import Recent
 from service.storage.history_segments import hashes_item
 

@@ -19,12 +19,19 @@ from typing import Any, Protocol
 
 import orjson
 from parley_protocol import signing
-from parley_protocol.timeouts import TIMEOUT, is_timeout, timeout_event, timeout_result
+from parley_protocol.timeouts import is_timeout, timeout_event, timeout_result
 
-from engines.contract import Decision, Engine, IllegalMove, Rng, key_order_free
+from engines.contract import Decision, Engine, IllegalMove, Rng
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from service.domain import game_reads, live_feed, names, notices
+from service.domain.game_model import (
+    PLATFORM_EVENTS,
+    SEAT_ORDERS,
+    Game,
+    Resolution,
+    seat_moves,
+)
 from service.domain.kept_states import Kept
 from service.notify import prose
 from service.storage import live
@@ -35,10 +42,6 @@ from service.storage.store import Command, Commit, ResolveRead, Store, now_iso
 
 log = logging.getLogger(__name__)
 
-SEAT_ORDERS = ("random", "joined")
-#: events the platform itself records (a late seat's `timeout`: `parley_protocol.timeouts`);
-#: engines never see or redact them
-PLATFORM_EVENTS = frozenset({"game_started", "game_finished", TIMEOUT})
 #: how many pending entries one commit resolves at most (bounds a commit's size)
 BATCH = 256
 
@@ -49,62 +52,6 @@ class RecordedRng(Rng, Protocol):
 
     draws: Sequence[dict[str, Any]]
 
-
-@dataclass
-class Game:
-    """A game's meta hash, decoded."""
-
-    id: str
-    ruleset: str
-    options: dict[str, Any]
-    platform: dict[str, Any]
-    seats: int
-    status: str
-    step: int
-    to_act: list[int]
-    step_kind: str | None
-    head: int
-    applied: int
-    players: list[str | None]
-    result: dict[str, Any] | None
-    commitment: str
-    created_at: str
-    creator: str
-    raw: dict[str, str]
-
-    @property
-    def engine(self) -> Engine:
-        return get_engine(self.ruleset)
-
-    @classmethod
-    def from_meta(cls, gid: str, meta: dict[str, str]) -> Game:
-        # orjson: read on every request that names a game, several times faster than json on
-        # these short values
-        seats = int(meta["seats"])
-        if meta.get("players"):
-            players = orjson.loads(meta["players"])
-        else:
-            players = [meta.get(f"join:{i}") for i in range(seats)]
-        return cls(
-            id=gid, ruleset=meta["ruleset"], options=orjson.loads(meta["options"]),
-            platform=orjson.loads(meta["platform"]), seats=seats, status=meta["status"],
-            step=int(meta.get("step", 0)), to_act=orjson.loads(meta.get("to_act", "[]")),
-            step_kind=meta.get("step_kind") or None, head=int(meta.get("head", 0)),
-            applied=int(meta.get("applied", 0)), players=players,
-            result=orjson.loads(meta["result"]) if meta.get("result") else None,
-            commitment=meta["commitment"], created_at=meta["created_at"],
-            creator=meta["creator"], raw=meta,
-        )
-
-    def seat_of(self, player: str | None) -> int | None:
-        """The seat this player holds once the game has started (None: not seated)."""
-        if player is None or self.status in ("open", "full"):
-            return None
-        return self.players.index(player) if player in self.players else None
-
-    @property
-    def finished(self) -> bool:
-        return self.status == "finished"
 
 
 def split_options(engine: Engine, options: dict[str, Any], seats: int
@@ -179,13 +126,6 @@ def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
         body.update(seat_moves(engine, state, seat))
         body["legal_moves_notation"] = [engine.format_move(m) for m in body["legal_moves"]]
     return body
-
-
-def seat_moves(engine: Engine, state: dict[str, Any], seat: int) -> dict[str, Any]:
-    """What a seat to act is offered, alike in its view and in its live `turn`: every legal
-    move, and whether that list is complete."""
-    return {"legal_moves": list(engine.legal_moves(state, seat)),
-            "legal_moves_complete": engine.decision(state).get("legal_moves_complete", True)}
 
 
 def events_page(store: Store, game: Game, pid: str | None, after: int, limit: int
@@ -344,38 +284,6 @@ def resolve(store: Store, gid: str) -> Resolved:
     if planned is None:  # still not started (`start_game` found it changed meanwhile)
         return Resolved(0, False, Game.from_meta(gid, read[0]))
     return planned
-
-
-@dataclass
-class Resolution:
-    """A resolve computed but not yet written: its commit and what it resolves."""
-
-    game: Game
-    commit: Commit
-    last: int
-    count: int
-    #: the last item of the game's `hashes` once written, where known (`kept_states`)
-    item: str | None = None
-    _stored: dict[str, Any] | None = dataclasses.field(default=None, repr=False)
-    #: the state the engine's `apply` left (its dicts' keys in any order), where a move applied
-    applied_state: dict[str, Any] | None = dataclasses.field(default=None, repr=False)
-
-    def stored_state(self) -> dict[str, Any]:
-        """The state it leaves, parsed as a reader parses it from the store. Not the state
-        the engine's `apply` returned: that holds the same values, but with its keys in
-        another order, and an engine's legal moves follow the order of its state's keys, so
-        a live feed's turn would list them otherwise than the seat's view does."""
-        if self._stored is None:
-            self._stored = signing.load_json(self.commit.state)
-        return self._stored
-
-    def listing_state(self) -> dict[str, Any]:
-        """The state it leaves, to list legal moves from and to foresee the next move with:
-        the one `apply` left where the engine is key-order free (engines/contract.py
-        `key_order_free`), which spares parsing the stored JSON back; else `stored_state`."""
-        if self.applied_state is not None and key_order_free(self.game.engine):
-            return self.applied_state
-        return self.stored_state()
 
 
 def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,

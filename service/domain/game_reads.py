@@ -14,14 +14,12 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from itertools import groupby
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from service.domain.game_model import Game
 from service.storage.archive import archive_of, archived_record
 from service.storage.game_records import GameRecord, is_archived, read_snapshot
 from service.storage.store import Store
-
-if TYPE_CHECKING:
-    from service.domain.game import Game
 
 #: archived games read from the archive per query while listing a player's games
 LIST_PAGE = 100

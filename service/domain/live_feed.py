@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from service.domain.game_model import PLATFORM_EVENTS, Resolution, seat_moves
 from service.ops.server_key import derived_secret
 from service.storage import live
 
 if TYPE_CHECKING:
-    from service.domain.game import Resolution
     from service.storage.store import Store
 
 #: how long a stream ticket is valid after the API issued it
@@ -64,8 +64,6 @@ def feed_entries(resolutions: list[Resolution], listeners: set[str]) -> dict[str
 
 
 def _entries(r: Resolution, seat: int) -> list[str]:
-    from service.domain.game import PLATFORM_EVENTS, seat_moves
-
     gid, meta = r.game.id, r.commit.meta
     finished = "result" in meta or r.game.finished
     engine = r.game.engine

@@ -8,7 +8,7 @@ read: a game with a free seat has not started, so it is never in the archive.
 
 from __future__ import annotations
 
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.storage.game_records import is_archived
 from service.storage.store import Store
 

@@ -34,7 +34,8 @@ from parley_protocol import signing
 
 from engines.contract import Engine, IllegalMove
 from service.domain.chain import Accepted, append_server_move, mail_envelope
-from service.domain.game import Game, load_game
+from service.domain.game import load_game
+from service.domain.game_model import Game
 from service.domain.game_reads import reads_of
 from service.domain.problems import Problem
 from service.ops.server_key import derived_secret

@@ -30,7 +30,8 @@ import orjson
 
 from service.domain import live_feed, notices
 from service.domain.foresight import NO_DRAWS, Foreseen, WouldDraw
-from service.domain.game import RecordedRng, Resolution, plan_resolve
+from service.domain.game import RecordedRng, plan_resolve
+from service.domain.game_model import Resolution
 from service.domain.kept_states import Kept
 
 log = logging.getLogger(__name__)

@@ -34,7 +34,8 @@ from rq import Queue
 from service.config import Config
 from service.domain import mail_moves, notices
 from service.domain.chain import append_server_move, server_envelope
-from service.domain.game import Game, load_game
+from service.domain.game import load_game
+from service.domain.game_model import Game
 from service.notify import digest, letters, mail, webhooks
 from service.storage import game_records, metrics_records, reply_marks
 from service.storage import notify_records as records

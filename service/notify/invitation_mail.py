@@ -25,7 +25,8 @@ import secrets
 from typing import Any
 
 from service.config import Config
-from service.domain.game import Game, load_game
+from service.domain.game import load_game
+from service.domain.game_model import Game
 from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound, Problem
 from service.domain.seating import take_seat
 from service.notify import confirmation, mail

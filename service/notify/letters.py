@@ -29,7 +29,7 @@ from service.client.move_input import label
 from service.config import Config
 from service.domain import notices
 from service.domain.boards import seat_names
-from service.domain.game import PLATFORM_EVENTS, Game
+from service.domain.game_model import PLATFORM_EVENTS, Game
 from service.domain.game_reads import reads_of
 from service.notify import prose
 from service.notify.letter_parts import Board, Letter, Line, compose

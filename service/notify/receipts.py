@@ -22,7 +22,8 @@ from engines.sentences import join
 from service.config import Config
 from service.domain import mail_moves
 from service.domain.boards import seat_names
-from service.domain.game import Game, load_game
+from service.domain.game import load_game
+from service.domain.game_model import Game
 from service.domain.mail_moves import Reply
 from service.notify import inbound, letters, mail
 from service.notify.letter_parts import compose

@@ -32,7 +32,7 @@ from parley_protocol import signing
 from parley_protocol.verify import Replay, VerificationFailed, check_log, compare_events
 
 from service.domain.audit_bundle import all_events, build_bundle
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.storage.archive import archived_record
 from service.storage.game_records import GameRecord, is_archived
 from service.storage.store import Store

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from service.domain.foresight import Foresight
-from service.domain.game import Game
+from service.domain.game_model import Game
 from service.storage import metrics_records
 from service.storage.keys import METRICS_KEY, drainers_key, game_key, ready_key
 from service.storage.scripts import ACCEPT_FORESEEN

@@ -240,7 +240,7 @@ def _foreseen(ruleset: str, state: dict, seq: int = 1) -> Foreseen:
             "status": "active", "players": '["p0", "p1"]', "commitment": "", "created_at": "",
             "creator": "p0", "events": "0",
             "step": str(engine.decision(state)["step"])}
-    from service.domain.game import Game
+    from service.domain.game_model import Game
 
     dumped = json.dumps(state)
     return Foreseen(Game.from_meta("g", meta), copy.deepcopy(state), seq, "1 digest", "h",

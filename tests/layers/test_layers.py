@@ -86,3 +86,86 @@ def test_no_two_modules_share_a_name() -> None:
             if path.name != "__init__.py":
                 names.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+#: circles still to break (issue "The house, second pass"): each an SCC of module names
+KNOWN_CIRCLES: list[set[str]] = [
+    {"service.storage.archive", "service.storage.game_records", "service.storage.live",
+     "service.storage.resolve_queue", "service.storage.store"},
+    {"service.client.commands", "service.client.watch"},
+    {"bench.common", "bench.host_speed", "bench.timeline"},
+]
+
+
+def _project_modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for base, tops in ((ROOT, ("service", "engines", "workers", "bench")),
+                       (ROOT / "protocol", ("parley_protocol",))):
+        for top in tops:
+            for path in (base / top).rglob("*.py"):
+                parts = list(path.relative_to(base).with_suffix("").parts)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                found[".".join(parts)] = path
+    return found
+
+
+def _project_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports anywhere in it (a deferred import counts too:
+    the two modules still need each other)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                kept = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(kept + ([node.module] if node.module else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                out.add(full if full in modules else base)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m in modules and m != name}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles_but_the_known_ones() -> None:
+    modules = _project_modules()
+    graph = {name: _project_imports(name, path, modules) for name, path in modules.items()}
+    circles = _circles(graph)
+    new = [sorted(c) for c in circles if c not in KNOWN_CIRCLES]
+    assert not new, f"modules that import each other (move the shared piece down): {new}"
+    gone = [sorted(c) for c in KNOWN_CIRCLES if c not in circles]
+    assert not gone, f"broken circles still listed in KNOWN_CIRCLES: {gone}"

@@ -434,15 +434,9 @@ def _thief_discard(st: State, rng: Rng, events: list[Event]) -> bool:
 
 # ---- end check, R6 ------------------------------------------------------------------------------
 
-def note_visit(st: State, seat: int, town: str) -> None:
-    """travel-monopoly: a step ending in a monopoly town visits it (§9.2.5)."""
-    if "monopoly" in st and town in st["monopoly"] and town not in st["visited"][seat]:
-        st["visited"][seat].append(town)
-
-
 def _end_check(st: State, rng: Rng, events: list[Event]) -> bool:
     for s in S.active(st):
-        note_visit(st, s, st["boot"][s])
+        S.note_visit(st, s, st["boot"][s])
     if st["round"] >= opt(st, "rounds"):
         finish_game(st, events, "rounds_complete")
         return True

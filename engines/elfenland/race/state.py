@@ -210,3 +210,9 @@ def setup(options: Mapping[str, Any], seats: int, rng: Rng) -> State:
         order = rng.shuffle("destination-cards", list(range(len(towns))), secret=True)
         st["destination"] = [towns[i] for i in order[:n]]
     return st
+
+
+def note_visit(st: State, seat: int, town: str) -> None:
+    """travel-monopoly: a step ending in a monopoly town visits it (§9.2.5)."""
+    if "monopoly" in st and town in st["monopoly"] and town not in st["visited"][seat]:
+        st["visited"][seat].append(town)

@@ -213,8 +213,6 @@ def _check_chain(st: State, b: Board, town: str, ids: list[int],
 
 def perform(st: State, seat: int, plan: list[dict[str, Any]], events: list[Event]) -> None:
     """Carry out a validated travel: pay, move the boot, collect pieces (§5.2 "Effect")."""
-    from engines.elfenland.race.flow import note_visit
-
     hand = st["hand"][seat]
     collected = st["collected"][seat]
     start = S.the_board(st).start
@@ -227,7 +225,7 @@ def perform(st: State, seat: int, plan: list[dict[str, Any]], events: list[Event
         new = to != start and to not in collected
         if new:
             collected.append(to)
-        note_visit(st, seat, to)
+        S.note_visit(st, seat, to)
         event = {"type": "travelled", "seat": seat, "to": to, "paid": cards.canonical(pay),
                  "form": entry["form"], "collected": new}
         if "roads" in entry:

@@ -18,7 +18,8 @@ from flask_smorest import Blueprint
 
 from service.domain import names
 from service.domain.accept import Accepted, parse_body, submit_moves
-from service.domain.game import Game, seat_view
+from service.domain.game import seat_view
+from service.domain.game_model import Game
 from service.domain.game_reads import view_inputs
 from service.domain.problems import InvalidRequest, NotFound, Problem
 from service.storage.resolve_queue import wake_games

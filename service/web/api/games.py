@@ -13,13 +13,8 @@ from engines.contract import IllegalMove
 from engines.registry import RULESETS
 from service.domain import boards
 from service.domain.accept import get_game_or_404
-from service.domain.game import (
-    Game,
-    create_game,
-    events_page,
-    load_game,
-    seat_view,
-)
+from service.domain.game import create_game, events_page, load_game, seat_view
+from service.domain.game_model import Game
 from service.domain.game_reads import player_games, view_inputs
 from service.domain.live_feed import ticket
 from service.domain.lobby import lobby_page

@@ -14,7 +14,7 @@ from flask_smorest import Blueprint
 
 from engines.contract import COMMON_CODES, IllegalMove
 from engines.registry import RULESETS, available, get_engine
-from service.domain.game import SEAT_ORDERS
+from service.domain.game_model import SEAT_ORDERS
 from service.domain.problems import IllegalMoveProblem, NotFound
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import (
