@@ -1,4 +1,4 @@
-"""The move-signing vectors of tests/vectors/move-signing.json, reproduced exactly; and
+"""The move-signing vectors of docs/move-signing-vectors.json, reproduced exactly; and
 the fast canonical JSON path, byte for byte against rfc8785."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from parley_protocol import signing
 
-VECTORS = Path(__file__).resolve().parent / "vectors" / "move-signing.json"
+VECTORS = Path(__file__).resolve().parents[1] / "docs" / "move-signing-vectors.json"
 CASES = json.loads(VECTORS.read_text())["cases"]
 
 

@@ -38,7 +38,7 @@ fi
 log "generate the client types from openapi/openapi.json"
 npm run --silent generate
 
-log "check the signing code against tests/vectors/move-signing.json"
+log "check the signing code against docs/move-signing-vectors.json"
 npm run --silent test:vectors
 
 # ---- a private server -------------------------------------------------------------------------

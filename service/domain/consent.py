@@ -4,8 +4,9 @@ show, for every mail-authorised entry, that its player had allowed it at that mo
 
 A statement must name the player, scope `all_games`, `mail_moves` true or false, and an
 `issued_at` no later than now and no earlier than PAST_WINDOW ago. It must also come after
-the player's last move by mail: a statement backdated before a move already made would make
-that move look unauthorised to a verifier. The latest statement is the one in force.
+the player's last move by mail (a statement backdated before a move already made would make
+that move look unauthorised to a verifier) and after their previous statement (the server
+holds the last one given in force, a verifier the latest by `issued_at`: so they agree).
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ def record(store: Store, pid: str, statement: dict[str, Any], key_id: str,
     if when <= float(player.get("last_mail_move") or 0):
         raise Conflict("A move by mail arrived after that moment; sign the statement again "
                        "with the current time.", code="consent_too_old")
+    previous = consent_records.latest(store, pid)
+    if previous is not None and when < (signing.parse_issued_at(
+            previous["statement"]["issued_at"]) or 0):
+        # the last one given is the one in force here; for a verifier it is the latest by
+        # issued_at (`true` on a tie): each must not come before the one before, or the
+        # verifier could refuse a move the server made
+        raise Conflict("Your previous statement was issued after that moment; sign this "
+                       "one again with the current time.", code="consent_too_old")
     key = store.key(key_id)
     if key is None or key.get("player") != pid or not signing.verify_consent(
             signing.b64url_decode(key["public_key"]), statement, signature):

@@ -21,6 +21,12 @@ def add(store: Store, pid: str, consent: dict[str, Any]) -> None:
     pipe.execute()
 
 
+def latest(store: Store, pid: str) -> dict[str, Any] | None:
+    """The consent in force: the last one given."""
+    raw = store.r.lindex(player_consents_key(pid), -1)
+    return json.loads(raw) if raw else None
+
+
 def of_player(store: Store, pid: str) -> list[dict[str, Any]]:
     return [json.loads(raw) for raw in store.r.lrange(player_consents_key(pid), 0, -1)]
 

@@ -57,3 +57,18 @@ def test_a_bad_consent_is_refused_and_nothing_is_kept(client) -> None:
     assert other.status_code == 403
     assert client.get(f"/v1/players/{ann.id}/consents",
                       headers=ann.auth).get_json() == {"consents": []}
+
+
+def test_a_consent_issued_before_the_one_in_force_is_refused(client) -> None:
+    """The server holds the last statement given in force, a verifier the latest by
+    issued_at: a statement older than the one before would make them disagree."""
+    ann = _ann(client)
+    now = time.time()
+    at = [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - ago)) for ago in (10, 20)]
+    assert client.post(f"/v1/players/{ann.id}/consents", json=ann.consent(False, at[0]),
+                       headers=ann.auth).status_code == 201
+    older = client.post(f"/v1/players/{ann.id}/consents", json=ann.consent(True, at[1]),
+                        headers=ann.auth)
+    assert (older.status_code, older.get_json()["code"]) == (409, "consent_too_old")
+    store = client.application.extensions["parley_store"]
+    assert store.player(ann.id)["mail_consent"] == "0"

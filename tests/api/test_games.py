@@ -74,7 +74,8 @@ def test_join_rules(client) -> None:
     first = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=ann.auth).get_json()
     assert (first["seat"], first["seat_final"]) == (1, False)  # random seating: drawn later
     for who, body, code in [(ann, {}, "already_seated"), (bob, {"seat": 1}, "seat_taken"),
-                            (bob, {"seat": 5}, "no_such_seat")]:
+                            (bob, {"seat": 5}, "no_such_seat"),
+                            (bob, {"client_seed": "a\ud800b"}, "invalid_request")]:
         resp = client.post(f"/v1/games/{gid}/join", json=body, headers=who.auth)
         assert resp.get_json()["code"] == code
     last = client.post(f"/v1/games/{gid}/join", json={}, headers=bob.auth).get_json()

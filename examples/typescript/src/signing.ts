@@ -4,7 +4,7 @@
  * The signature is Ed25519 over the bytes `parley-move-v1\n` followed by the RFC 8785 (JCS)
  * canonical JSON of the payload. Keys, signatures and nonces are base64url without padding
  * (RFC 4648 section 5). Ed25519 is deterministic, so the same key and payload always give the
- * same signature: test/vectors.test.ts checks every case of tests/vectors/move-signing.json.
+ * same signature: test/vectors.test.ts checks every case of docs/move-signing-vectors.json.
  *
  * Only Node's built-in `crypto` and the `canonicalize` package (RFC 8785) are used.
  */

@@ -1,5 +1,5 @@
 /**
- * The move-signing vectors of the repository (tests/vectors/move-signing.json), reproduced byte
+ * The move-signing vectors of the repository (docs/move-signing-vectors.json), reproduced byte
  * for byte by src/signing.ts: public key, canonical payload, signed message, signature.
  *
  * Run with `npm run test:vectors`. MOVE_SIGNING_VECTORS=path reads another vector file.
@@ -37,7 +37,7 @@ interface VectorCase {
 // compiled to dist/test/, four levels below the repository root
 const path =
   process.env.MOVE_SIGNING_VECTORS ??
-  fileURLToPath(new URL("../../../../tests/vectors/move-signing.json", import.meta.url));
+  fileURLToPath(new URL("../../../../docs/move-signing-vectors.json", import.meta.url));
 const cases = (JSON.parse(readFileSync(path, "utf8")) as { cases: VectorCase[] }).cases;
 
 describe(`move-signing vectors (${path})`, () => {

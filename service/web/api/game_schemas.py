@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from service.domain.envelope import StrictInt
 from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema
@@ -122,10 +122,18 @@ class GameListSchema(Schema):
         "description": "pass as `cursor` for the next page; null: this was the last page"})
 
 
+def _unicode_text(text: str) -> None:
+    """A seed enters the dice as UTF-8: a lone surrogate (JSON's "\\ud800") has none."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValidationError("Not Unicode text (an unpaired surrogate).") from err
+
+
 class JoinSchema(Schema):
     seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(min=0, max=63))
     client_seed = fields.String(load_default=None, allow_none=True,
-                                validate=validate.Length(min=1, max=128))
+                                validate=[validate.Length(min=1, max=128), _unicode_text])
 
 
 class JoinedSchema(Schema):
