@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import redis
-import requests
 
 from service.ops.embedded_redis import start_redis, stop_redis
 from service.ops.ports import free_port
+from tests.waiting import wait_answering
 
 
 @dataclass
@@ -111,15 +111,6 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - t
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0..100) by nearest rank; NaN for no values."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
-    return ordered[k]
-
-
 # ---- a throwaway system on loopback --------------------------------------------------------
 
 
@@ -177,7 +168,7 @@ class System:
              "--workers", str(self.web_processes), "--log-level", "warning"],
             env=self.env, start_new_session=True)
         self.procs.append(web)
-        _answering(self.url + "/v1/server-key", web, "web process")
+        wait_answering(self.url + "/v1/server-key", web, "the web process", 60)
         return self.start_workers()
 
     def start_stream(self) -> subprocess.Popen:
@@ -185,8 +176,8 @@ class System:
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
                                 start_new_session=True, stderr=subprocess.DEVNULL)
         self.procs.append(proc)
-        _answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
-                   "stream process")
+        wait_answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
+                       "the stream process", 60)
         return proc
 
     def start_workers(self) -> System:
@@ -214,19 +205,6 @@ class System:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         self.procs.clear()
-
-
-def _answering(url: str, proc: subprocess.Popen, what: str) -> None:
-    """Return once `url` answers; fail if `proc` exits or a minute passes first."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            requests.get(url, timeout=5)
-            return
-        except requests.RequestException:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{what} did not start") from None
-            time.sleep(0.1)
 
 
 def jobs_done(conn: redis.Redis) -> int:

@@ -118,13 +118,13 @@ from bench.common import (
     jobs_done,
     main,
     parse_applied,
-    percentile,
     subscribe_applied,
 )
 from bench.cpu import describe as describe_cpu
 from bench.cpu import per_move as cpu_per_move
 from bench.cpu import snapshot as cpu_snapshot
 from bench.feeds import Feeds
+from bench.stats import percentile
 from bench.timeline import default_folder, report, within, write_phase
 from service.storage.keys import game_key
 

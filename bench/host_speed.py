@@ -91,7 +91,7 @@ def read(folder: Path) -> Samples:
 def full_speed(samples: Samples) -> float | None:
     """The µs of a sample at full speed: the 1st percentile of every CPU's samples (nothing
     runs the loop faster than a CPU at full speed, and a CPU may run slow most of a run)."""
-    from bench.common import percentile  # here: a probe process imports nothing of the bench
+    from bench.stats import percentile  # here: a probe process imports nothing of the bench
 
     pooled = [us for rows in samples.values() for _, us in rows]
     return percentile(pooled, 1) if pooled else None

@@ -33,7 +33,7 @@ import redis
 import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from bench.common import Figure, System, bundled_redis, main, percentile
+from bench.common import Figure, System, bundled_redis, main
 from bench.games import (
     game_keys,
     long_stratego_moves,
@@ -41,6 +41,7 @@ from bench.games import (
     raw_client,
     stratego_game,
 )
+from bench.stats import percentile
 from service.storage.archive import open_archive
 from service.storage.history_segments import SEGMENT
 from service.storage.keys import GAMES_KEY, game_key

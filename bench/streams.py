@@ -18,11 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import requests
-
-from bench.common import Figure, System, bundled_redis, main, percentile
+from bench.common import Figure, System, bundled_redis, main
 from bench.e2e import move_load
-from tests.players import TestPlayer
+from bench.stats import percentile
+from tests.players import Site, TestPlayer
 
 STREAMS = 1000
 
@@ -106,7 +105,9 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
                 # streams cost the move path, as measured since session 14
                 base = move_load(system.url, redis_url, 2, 8, seconds, None, "original",
                                  client="view")
-                tokens = [_register(system.url, n) for n in range(streams)]
+                site = Site(system.url)
+                tokens = [TestPlayer(f"watcher{n}").register(site).token
+                          for n in range(streams)]
                 ctx = mp.get_context("spawn")
                 opened, report, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
                 holder = ctx.Process(target=_holder, args=(system.url, tokens, opened, stop,
@@ -127,18 +128,6 @@ def run(runs: int | None = None, quick: bool = False, seconds: float | None = No
             p99[key].samples.append(percentile([x * 1000 for x in phase["latencies"]], 99))
         ratio.samples.append(loaded["moves_per_s"] / base["moves_per_s"])
     return [held, *rate.values(), ratio, *p99.values(), memory]
-
-
-class _Http:
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def post(self, path: str, json: dict) -> Any:
-        return requests.post(self.url + path, json=json, timeout=10)
-
-
-def _register(url: str, n: int) -> str:
-    return TestPlayer(f"watcher{n}").register(_Http(url)).token
 
 
 def _extra(p: Any) -> None:

@@ -39,7 +39,7 @@ from pathlib import Path
 import redis
 
 from bench import host_speed
-from bench.common import percentile
+from bench.stats import percentile
 
 #: Redis's latency monitor records events at least this slow (ms)
 LATENCY_MS = 3

@@ -31,6 +31,9 @@ def dump_openapi() -> str:
 
 #: the commands that connect to Redis as a server process does
 SERVER_COMMANDS = ("web", "worker", "stream", "mail-in", "fsck")
+#: the exit status of a command whose reader went away: 128 + SIGPIPE, what the shell reports
+#: for a command that SIGPIPE ended (`yes | head -1`), and so for `set -o pipefail` too
+PIPE_CLOSED = 141
 
 
 def prepare_server(command: str) -> None:
@@ -51,6 +54,22 @@ def prepare_server(command: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one `parley` command. A reader that stops reading (`parley view G | head -1`) ends
+    it quietly, with PIPE_CLOSED: Python ignores SIGPIPE, so the write that finds the pipe
+    closed raises BrokenPipeError, which would otherwise end in a traceback on stderr for what
+    is no error; every command, `--help` and the server's alike, is covered here."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            sys.stdout.flush()  # what is still buffered meets the closed pipe here, not at exit
+    except BrokenPipeError:
+        # the interpreter flushes stdout once more as it exits: let that write go nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return PIPE_CLOSED
+
+
+def _command(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="parley", description="Parley game server")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="start Redis (embedded unless REDIS_URL), web and worker")
@@ -84,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     add_commands(sub)
     args = parser.parse_args(argv)
     if args.command is None:  # `parley` alone: how to start, not a usage error
-        from service.client.commands import ClientError, getting_started
+        from service.client.commands import getting_started
+        from service.client.session import ClientError
 
         try:
             print(getting_started())

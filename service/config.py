@@ -148,6 +148,9 @@ class Config:
         self.STREAM_URL: str = _env_str(
             "PARLEY_STREAM_URL", f"http://127.0.0.1:{self.STREAM_PORT}").rstrip("/")
         # ---- processes (docs/operations.md) ----
+        #: set by `parley run` for its children: the file saying whether the run is whole
+        #: (service/ops/run_state.py); empty for a process started on its own
+        self.RUN_STATE: str = os.environ.get("PARLEY_RUN_STATE", "")
         self.WEB_PROCESSES: int = _env_int("PARLEY_WEB_PROCESSES", 1)
         self.WEB_THREADS: int = _env_int("PARLEY_WEB_THREADS", 4)
         #: `simple` (jobs in the worker process) or `fork` (RQ's fork per job)

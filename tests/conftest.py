@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from flask import Flask
 
 from service.config import Config
 from service.ops.embedded_redis import start_redis, stop_redis
@@ -35,20 +36,33 @@ def config(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
     monkeypatch.delenv("PARLEY_STORE_URL", raising=False)
     monkeypatch.setenv("PARLEY_DATA", str(tmp_path))
     monkeypatch.setenv("PARLEY_LOCK_WAIT", "2")
+    _forget_worker_context()
+    return Config()
+
+
+def _forget_worker_context() -> None:
+    """Drop what worker code keeps once read (its config, store, queue, states): a job a test
+    runs in this process then reads the environment the test set up, not an earlier test's."""
     from workers import context
 
     for cached in (context.config, context.store, context.queue, context.kept_states):
         cached.cache_clear()
-    return Config()
 
 
-@pytest.fixture
-def app(config: Config):
+def testing_app(config: Config) -> Flask:
+    """The app on `config`, in testing mode, and worker code reading the same environment:
+    the one way the tests' apps are made (`app` here, `napp` in tests/notify)."""
     from service.web.app import create_app
 
+    _forget_worker_context()
     app = create_app(config)
     app.config["TESTING"] = True
     return app
+
+
+@pytest.fixture
+def app(config: Config) -> Flask:
+    return testing_app(config)
 
 
 @pytest.fixture

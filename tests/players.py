@@ -1,4 +1,5 @@
-"""A test player: an Ed25519 key, a token, and signed envelopes, as a real client makes them."""
+"""A test player: an Ed25519 key, a token, and signed envelopes, as a real client makes them;
+and the running server it speaks to by URL (`Site`), for the tests and the benchmarks alike."""
 
 from __future__ import annotations
 
@@ -6,8 +7,26 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
+
+
+@dataclass
+class Site:
+    """A server reached by its URL: requests by path on one keep-alive session, what
+    `TestPlayer.register` and a harness need of a running server (tests/e2e's `Server` is one,
+    with the processes it started)."""
+
+    url: str
+    http: requests.Session = field(default_factory=requests.Session)
+    timeout: float = 10
+
+    def get(self, path: str, **kw: Any) -> requests.Response:
+        return self.http.get(self.url + path, timeout=self.timeout, **kw)
+
+    def post(self, path: str, **kw: Any) -> requests.Response:
+        return self.http.post(self.url + path, timeout=self.timeout, **kw)
 
 
 @dataclass

@@ -1,11 +1,15 @@
-"""Waiting for something another thread or process does: one polling loop for all the tests,
-so each one's timeouts are stated at the call and a timeout says what did not happen."""
+"""Waiting for something another thread or process does: one polling loop for all the tests
+(and the benchmarks, which start servers as tests/e2e does), so each one's timeouts are stated
+at the call and a timeout says what did not happen."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from typing import TypeVar
+
+import requests
 
 T = TypeVar("T")
 
@@ -20,3 +24,17 @@ def wait_until(predicate: Callable[[], T], timeout: float, message: str = "", *,
             raise AssertionError(f"{message or 'condition'}: not within {timeout} s")
         time.sleep(interval)
     return value
+
+
+def wait_answering(url: str, proc: subprocess.Popen, what: str, timeout: float) -> None:
+    """Until `url` answers at all (any status: the process is up); RuntimeError at once if
+    `proc`, which serves it, exits first, rather than waiting out `timeout` for nothing."""
+    def answering() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited")
+        try:
+            requests.get(url, timeout=5)
+        except requests.RequestException:
+            return False
+        return True
+    wait_until(answering, timeout, f"{what} answering")

@@ -9,6 +9,7 @@ from rq import Queue
 from service.config import Config
 from service.domain.kept_states import Kept
 from service.domain.recent import Recent
+from service.storage.configured import open_store
 from service.storage.resolve_queue import make_queue, share_queue
 from service.storage.store import Store
 
@@ -20,7 +21,7 @@ def config() -> Config:
 
 @lru_cache(maxsize=1)
 def store() -> Store:
-    made = Store.from_config(config())
+    made = open_store(config())
     share_queue(made, queue())
     return made
 

@@ -3,30 +3,20 @@
 A player's terminal client over the public HTTP API, with nothing but the standard library's
 urllib (no third-party HTTP dependency) and `cryptography` for the Ed25519 key. The private key
 never leaves the machine: moves are signed here, and `parley verify` checks a bundle offline.
-
-State lives in one JSON config file, `~/.config/parley/config.json` by default (`--config` or
-`PARLEY_CONFIG` choose another, e.g. one per player): the server URL, player id, key id, bearer
-token and key path. It holds a secret (the token), so it is written with mode 0600, as is the
-key file.
+The config file, the key and the HTTP session are service.client.session's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import secrets
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
 from parley_protocol.verify_command import InputError, verify_files
@@ -35,217 +25,28 @@ from parley_protocol.verify_command import add_arguments as add_verify_arguments
 from engines.sentences import join
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
 from service.client.roster import Roster, seat_of
+from service.client.session import (
+    DEFAULT_SERVER,
+    ApiError,
+    ClientError,
+    Http,
+    Session,
+    compact,
+    config_path,
+    key_path,
+    key_pem,
+    load_config,
+    out,
+    profiles,
+    write_json,
+    write_private,
+)
 from service.notify.prose import result_sentence
 
-DEFAULT_SERVER = "http://127.0.0.1:8000"
 #: how long `parley move` waits for its move to be applied or rejected, by default
 DEFAULT_WAIT = 30.0
 POLL_SECONDS = 0.2
 LEGAL_MOVES_SHOWN = 60
-PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-class ClientError(Exception):
-    """A failure to report to the user in one line; the command exits with status 1."""
-
-
-class ApiError(ClientError):
-    """A problem JSON answer from the server: status, machine-readable code, detail."""
-
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(f"{status} {code}: {detail}")
-        self.status, self.code, self.detail = status, code, detail
-
-
-# ---- config and key files ------------------------------------------------------------------
-
-
-def config_dir() -> Path:
-    """$XDG_CONFIG_HOME/parley, or ~/.config/parley."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "parley"
-
-
-def config_path(arg: str | None, profile: str | None = None) -> Path:
-    """`--config`, else `--profile` / $PARLEY_PROFILE (`profiles/NAME/config.json` in the
-    config folder: one identity each), else $PARLEY_CONFIG, else the default config."""
-    if arg:
-        return Path(arg).expanduser()
-    profile = profile or os.environ.get("PARLEY_PROFILE")
-    if profile:
-        if not PROFILE_NAME.fullmatch(profile):
-            raise ClientError(f"a profile name is letters, digits, '-' and '_', not {profile!r}")
-        return config_dir() / "profiles" / profile / "config.json"
-    if os.environ.get("PARLEY_CONFIG"):
-        return Path(os.environ["PARLEY_CONFIG"]).expanduser()
-    return config_dir() / "config.json"
-
-
-def profiles() -> list[tuple[str, dict[str, Any]]]:
-    """Every named profile with its config, by name."""
-    folder = config_dir() / "profiles"
-    found = sorted(p.parent.name for p in folder.glob("*/config.json")) if folder.exists() else []
-    return [(name, load_config(folder / name / "config.json")) for name in found]
-
-
-def load_config(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise ClientError(f"{path} is not valid JSON: {err}") from err
-    if not isinstance(data, dict):
-        raise ClientError(f"{path} does not hold a JSON object")
-    return data
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Write a file only its owner can read (0600), atomically: a temp file, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def save_config(path: Path, config: dict[str, Any]) -> None:
-    write_private(path, (json.dumps(config, indent=2, sort_keys=True) + "\n").encode())
-
-
-def key_path(config: dict[str, Any], cfg_path: Path, arg: str | None = None) -> Path:
-    """`--key`, else the config's `key_path`, else `key.pem` beside the config file."""
-    if arg:
-        return Path(arg).expanduser().resolve()
-    if config.get("key_path"):
-        return Path(config["key_path"])
-    return cfg_path.parent.resolve() / "key.pem"
-
-
-def load_key(path: Path) -> Ed25519PrivateKey:
-    if not path.exists():
-        raise ClientError(f"no key at {path}: run `parley keygen` first")
-    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ClientError(f"{path} is not an Ed25519 private key")
-    return key
-
-
-def key_pem(key: Ed25519PrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
-
-
-# ---- HTTP ----------------------------------------------------------------------------------
-
-
-class Http:
-    """JSON over HTTP to one Parley server; problem answers become `ApiError`."""
-
-    def __init__(self, base_url: str, token: str | None = None, timeout: float = 30) -> None:
-        self.base = base_url.rstrip("/")
-        self.token = token
-        self.timeout = timeout
-
-    def url(self, path: str) -> str:
-        """An API path (`/v1/...`) under the base URL, or an absolute URL as it is."""
-        if path.startswith(("http://", "https://")):
-            return path
-        return self.base + path
-
-    def resolve(self, location: str) -> str:
-        """A `Location` the server sent (a path from its root) as an absolute URL."""
-        return urllib.parse.urljoin(self.base + "/", location)
-
-    def get(self, path: str, auth: bool = True) -> Any:
-        return self.call("GET", path, None, auth)
-
-    def post(self, path: str, body: Any, auth: bool = True) -> Any:
-        return self.call("POST", path, body, auth)
-
-    def call(self, method: str, path: str, body: Any, auth: bool) -> Any:
-        headers = {"Accept": "application/json"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        if auth and self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(self.url(path), data, headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as err:
-            raise _problem(err) from None
-        except (urllib.error.URLError, OSError) as err:
-            reason = getattr(err, "reason", err)
-            raise ClientError(f"cannot reach {self.base}: {reason}") from None
-        try:
-            return json.loads(raw or b"null")
-        except ValueError:
-            raise ClientError(f"{self.url(path)} did not answer with JSON") from None
-
-
-def _problem(err: urllib.error.HTTPError) -> ApiError:
-    try:
-        body = json.loads(err.read())
-    except ValueError:
-        body = {}
-    if not isinstance(body, dict):
-        body = {}
-    return ApiError(err.code, str(body.get("code", "http_error")),
-                    str(body.get("detail", err.reason)))
-
-
-# ---- the session: config + server + key ----------------------------------------------------
-
-
-class Session:
-    """What one command needs: the config file, the server, the player's token and key."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.path = config_path(args.config, getattr(args, "profile", None))
-        self.config = load_config(self.path)
-        self.server = (args.server or os.environ.get("PARLEY_SERVER")
-                       or self.config.get("server") or DEFAULT_SERVER)
-        # the token goes only to the server it was issued by, whatever --server says
-        same = self.config.get("server") in (None, self.server)
-        self.http = Http(self.server, self.config.get("token") if same else None)
-
-    def save(self) -> None:
-        save_config(self.path, self.config)
-
-    def require_player(self) -> str:
-        if not self.config.get("player") or not self.config.get("token"):
-            raise ClientError(f"no player in {self.path}: run `parley register NAME` first")
-        return self.config["player"]
-
-    def key(self) -> Ed25519PrivateKey:
-        return load_key(key_path(self.config, self.path))
-
-
-def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _write_json(data: Any, output: str | None) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if output and output != "-":
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-
-
-# ---- commands ------------------------------------------------------------------------------
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:
@@ -262,12 +63,12 @@ def cmd_keygen(args: argparse.Namespace) -> int:
         added = session.http.post(f"/v1/players/{player}/keys",
                                   {"public_key": public, "proof": proof})
         session.config["key_id"] = added["key_id"]
-        _out(f"registered the new key as {added['key_id']} (old keys stay valid for old moves)")
+        out(f"registered the new key as {added['key_id']} (old keys stay valid for old moves)")
     write_private(path, key_pem(key))
     session.config["key_path"] = str(path)
     session.save()
-    _out(f"wrote {path} (mode 0600)")
-    _out(f"public key: {public}")
+    out(f"wrote {path} (mode 0600)")
+    out(f"public key: {public}")
     return 0
 
 
@@ -290,16 +91,16 @@ def cmd_register(args: argparse.Namespace) -> int:
                            "name": args.name,
                            "key_path": str(key_path(session.config, session.path))})
     session.save()
-    _out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
+    out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
          f"on {session.server}")
-    _out(f"saved the token in {session.path} (mode 0600)")
+    out(f"saved the token in {session.path} (mode 0600)")
     if args.email:
         session.http.token = created["token"]
         _consent(session, created["id"], created["key_id"], key, True)
-        _out("moves by mail allowed: a statement signed with your key is in the record "
+        out("moves by mail allowed: a statement signed with your key is in the record "
              "(`parley mail-moves off` withdraws it)")
     if created.get("email") and not created.get("email_confirmed"):
-        _out(f"{created['email']} gets no game mail until you confirm it: "
+        out(f"{created['email']} gets no game mail until you confirm it: "
              + ("follow the link in the mail just sent to it" if created.get("confirmation_sent")
                 else f"ask for a confirmation mail later (POST /v1/players/{created['id']}"
                      "/email/confirmation)"))
@@ -323,7 +124,7 @@ def cmd_mail_moves(args: argparse.Namespace) -> int:
     _consent(session, pid, session.config["key_id"], session.key(), allowed)
     if allowed:
         session.http.call("PATCH", f"/v1/players/{pid}", {"mail_moves": True}, True)
-    _out(f"moves by mail {'allowed' if allowed else 'stopped'}: your signed statement is in "
+    out(f"moves by mail {'allowed' if allowed else 'stopped'}: your signed statement is in "
          "the audit of each of your games")
     return 0
 
@@ -345,7 +146,7 @@ def cmd_claim(args: argparse.Namespace) -> int:
                            "key_id": created["key_id"], "token": created["token"],
                            "key_path": str(key_path(session.config, session.path))})
     session.save()
-    _out(f"added key {created['key_id']} to {name} ({pid}) on {session.server}: your new "
+    out(f"added key {created['key_id']} to {name} ({pid}) on {session.server}: your new "
          "seats are signed with it; the token is saved in " + str(session.path))
     return 0
 
@@ -364,9 +165,9 @@ def cmd_games(args: argparse.Namespace) -> int:
             break
         after = page["next"]
     if not games:
-        _out("no games yet: `parley new RULESET` creates one, `parley join GAME` joins one")
+        out("no games yet: `parley new RULESET` creates one, `parley join GAME` joins one")
         return 0
-    _out(f"{'GAME':<16} {'RULESET':<11} {'STATUS':<9} {'STEP':>4}  {'TO ACT':<16} WITH")
+    out(f"{'GAME':<16} {'RULESET':<11} {'STATUS':<9} {'STEP':>4}  {'TO ACT':<16} WITH")
     for g in games:
         seat = seat_of(g, me)
         name = roster.namer(g, seat)
@@ -375,7 +176,7 @@ def cmd_games(args: argparse.Namespace) -> int:
                   if p.get("player") and p["player"] != me]
         turn = " <- your turn" if seat is not None and seat in g["to_act"] \
             and g["status"] == "active" else ""
-        _out(f"{g['id']:<16} {g['ruleset']:<11} {g['status']:<9} {g['step']:>4}  {to_act:<16} "
+        out(f"{g['id']:<16} {g['ruleset']:<11} {g['status']:<9} {g['step']:>4}  {to_act:<16} "
              f"{join(others) or '-'}{turn}")
     return 0
 
@@ -384,12 +185,12 @@ def cmd_profiles(args: argparse.Namespace) -> int:
     """The named identities in the config folder, with their player and server."""
     found = profiles()
     if not found:
-        _out("no profiles yet: `parley keygen --profile NAME` then `parley register NAME "
+        out("no profiles yet: `parley keygen --profile NAME` then `parley register NAME "
              "--profile NAME` creates one")
         return 0
     for name, config in found:
         who = config.get("name") or "-"
-        _out(f"{name:<16} {who:<16} {config.get('player') or 'not registered':<18} "
+        out(f"{name:<16} {who:<16} {config.get('player') or 'not registered':<18} "
              f"{config.get('server') or ''}")
     return 0
 
@@ -438,12 +239,12 @@ def cmd_new(args: argparse.Namespace) -> int:
     options = dict(parse_option(o) for o in args.option)
     game = session.http.post("/v1/games", {"ruleset": args.ruleset, "players": seats,
                                            "options": options})
-    _out(f"created {game['id']}: {game['ruleset']} for {game['seats']} seats, "
-         f"options {_compact(game['options'])}")
-    _out(f"dice commitment: {game['commitment']}")
+    out(f"created {game['id']}: {game['ruleset']} for {game['seats']} seats, "
+         f"options {compact(game['options'])}")
+    out(f"dice commitment: {game['commitment']}")
     if args.join:
         return _join(session, game["id"], None)
-    _out(f"every player, you too, joins with `parley join {game['id']}`")
+    out(f"every player, you too, joins with `parley join {game['id']}`")
     return 0
 
 
@@ -462,9 +263,9 @@ def _join(session: Session, game: str, seat: int | None) -> int:
     joined = session.http.post(f"/v1/games/{game}/join", body)
     final = joined.get("seat_final", True)
     where = _place(joined["seat"]) if final else "a seat (drawn when the game starts)"
-    _out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
+    out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
     if joined["status"] == "active":
-        _out(f"every seat is taken and the game has started: you are "
+        out(f"every seat is taken and the game has started: you are "
              f"{_place(joined['seat'])}; `parley view {game}` shows the board")
     return 0
 
@@ -475,7 +276,7 @@ def cmd_invite(args: argparse.Namespace) -> int:
     session.require_player()
     sent = session.http.post(f"/v1/games/{args.game}/invitations", {"email": args.email})
     days = sent["expires_in"] // 86400
-    _out(f"invitation to {args.game} mailed to {sent['email']}: replying 'join' or following "
+    out(f"invitation to {args.game} mailed to {sent['email']}: replying 'join' or following "
          f"its link takes a seat (for {days} days); no key needed, they play by mail")
     return 0
 
@@ -491,7 +292,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     session = Session(args)
     view = session.http.get(f"/v1/games/{args.game}/view")
     if args.json:
-        _write_json(view, None)
+        write_json(view, None)
         return 0
     roster = Roster(session.http)
     summary = roster.game(args.game)
@@ -501,19 +302,19 @@ def cmd_view(args: argparse.Namespace) -> int:
     if engine is not None and view.get("state") is not None:
         text = engine.render_text(view["state"], names)
     if text:
-        _out(text.rstrip("\n"))
-        _out()
+        out(text.rstrip("\n"))
+        out()
     to_act = join(name(s) for s in view["to_act"]) or "nobody"
-    _out(f"game {view['game']}  status {view['status']}  step {view['step']}"
+    out(f"game {view['game']}  status {view['status']}  step {view['step']}"
          f"  ({view.get('step_kind') or '-'})  to act: {to_act}")
     if view.get("result"):
-        _out(f"result: {result_sentence(view['result'], name, int(summary['seats']), engine)}")
+        out(f"result: {result_sentence(view['result'], name, int(summary['seats']), engine)}")
     if view["seat"] is None:
-        _out("you watch as a spectator (you hold no seat)")
+        out("you watch as a spectator (you hold no seat)")
         return 0
     if view["status"] == "active":
         mine = view["seat"] in view["to_act"]
-        _out("your turn" if mine else f"waiting for {to_act}")
+        out("your turn" if mine else f"waiting for {to_act}")
     LastViews(session.path).remember(view)
     _print_legal(view, summary["ruleset"])
     return 0
@@ -531,14 +332,14 @@ def _print_legal(view: dict[str, Any], ruleset: str) -> None:
         return
     engine = engine_for(ruleset)
     complete = view.get("legal_moves_complete", True)
-    _out("legal moves:" if complete else "examples of legal moves (any valid arrangement "
+    out("legal moves:" if complete else "examples of legal moves (any valid arrangement "
                                          "is allowed):")
     for i, move in enumerate(moves[:LEGAL_MOVES_SHOWN]):
-        _out(f"  {i:>3}  {label(engine, move)}")
+        out(f"  {i:>3}  {label(engine, move)}")
     if len(moves) > LEGAL_MOVES_SHOWN:
-        _out(f"  ... {len(moves) - LEGAL_MOVES_SHOWN} more (`parley view --json` lists all)")
+        out(f"  ... {len(moves) - LEGAL_MOVES_SHOWN} more (`parley view --json` lists all)")
     how = "a number above, the move in the game's notation" if engine else "a number above"
-    _out(f"play one with: parley move {view['game']} <{how}, or JSON>  (resign: 'resign')")
+    out(f"play one with: parley move {view['game']} <{how}, or JSON>  (resign: 'resign')")
 
 
 def sign_envelope(key: Ed25519PrivateKey, key_id: str, game: str, seat: int, step: int,
@@ -569,10 +370,10 @@ def cmd_move(args: argparse.Namespace) -> int:
     try:
         accepted = session.http.post(f"/v1/games/{args.game}/moves", env, auth=False)
     except ApiError as err:
-        _out(f"refused: {err.code} ({err.status}): {err.detail}")
+        out(f"refused: {err.code} ({err.status}): {err.detail}")
         return 1
     saved = _save_receipt(session, args.game, accepted["receipt"])
-    _out(f"accepted as move {accepted['id']} of {args.game} at step {step}; "
+    out(f"accepted as move {accepted['id']} of {args.game} at step {step}; "
          f"receipt saved in {saved}")
     status = accepted
     if args.wait > 0 and status["status"] == "queued":
@@ -599,12 +400,12 @@ def _wait(http: Http, location: str, seconds: float) -> dict[str, Any]:
 
 def _report_status(status: dict[str, Any]) -> int:
     if status["status"] == "rejected":
-        _out(f"rejected: {status.get('code')}: {status.get('detail')}")
+        out(f"rejected: {status.get('code')}: {status.get('detail')}")
         return 1
     if status["status"] == "queued":
-        _out("still queued: `parley view` shows when it has been applied")
+        out("still queued: `parley view` shows when it has been applied")
         return 0
-    _out("applied")
+    out("applied")
     return 0
 
 
@@ -612,12 +413,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Download the audit bundle (the seed and every envelope appear once the game ends)."""
     session = Session(args)
     bundle = session.http.get(f"/v1/games/{args.game}/audit", auth=False)
-    _write_json(bundle, args.output)
+    write_json(bundle, args.output)
     if args.output and args.output != "-":
-        _out(f"wrote the audit bundle of {args.game} ({bundle['status']}, "
+        out(f"wrote the audit bundle of {args.game} ({bundle['status']}, "
              f"{len(bundle['entries'])} entries) to {args.output}")
         if bundle["status"] != "finished":
-            _out("the game has not finished: `parley verify --partial` checks what can be "
+            out("the game has not finished: `parley verify --partial` checks what can be "
                  "checked before the server seed is revealed")
     return 0
 
@@ -626,9 +427,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Download a finished game's record: the audit bundle plus every event."""
     session = Session(args)
     record = session.http.get(f"/v1/games/{args.game}/record", auth=False)
-    _write_json(record, args.output)
+    write_json(record, args.output)
     if args.output and args.output != "-":
-        _out(f"wrote the record of {args.game} ({len(record['audit']['entries'])} entries, "
+        out(f"wrote the record of {args.game} ({len(record['audit']['entries'])} entries, "
              f"{len(record['events'])} events) to {args.output}")
     return 0
 
@@ -640,7 +441,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify_files(args.bundle, args.receipt, args.server_key, args.partial)
     except InputError as err:
         raise ClientError(str(err)) from err
-    _out(report.render())
+    out(report.render())
     return 0 if report.ok else 1
 
 
@@ -719,6 +520,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("game")
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
     add_verify_arguments(add("verify", cmd_verify, "check an audit bundle or record offline"))
-    from service.client.watch import add_watch  # it builds on this module
+    from service.client.settings_command import add_settings  # they build on this module
+    from service.client.watch import add_watch
 
     add_watch(add)
+    add_settings(add)

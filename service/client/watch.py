@@ -3,13 +3,16 @@
 Reconnects by itself when the connection drops, resuming with Last-Event-ID (the server keeps
 what happened meanwhile for ten minutes; after a longer gap it says `resync`, and the command
 says to look at the games afresh). Each update is a line in words, players by name, as the mails
-tell them (`--json` prints the frames themselves).
+tell them (`--json` prints the frames themselves), written out as it comes, so that a pipe
+(`parley watch | grep Bob`) gets it at once; a reader that leaves ends the command
+(service.cli).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,9 +21,9 @@ from typing import Any
 
 from engines.contract import Engine, Namer
 from engines.sentences import join
-from service.client.commands import ApiError, ClientError, Session, _compact, _out, _problem
 from service.client.move_input import engine_for
 from service.client.roster import Roster
+from service.client.session import ApiError, ClientError, Session, compact, out, problem_of
 from service.notify.prose import Story, result_sentence, seat_namer
 
 #: longer than the server's keep-alive comments (15 s): a silent connection is a dead one
@@ -68,7 +71,7 @@ class Printer:
             return f"{game} #{data['seq']}: {sentence}" if sentence else None
         if kind == "resync":
             return "(some updates were missed: look at your games afresh with `parley games`)"
-        return f"{kind}: {_compact(data)}"
+        return f"{kind}: {compact(data)}"
 
     def _game(self, data: dict[str, Any]) -> tuple[Namer, Engine | None, int]:
         """The reader's namer, the game's engine (if this client has it) and its seat count;
@@ -112,20 +115,23 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     last = eid or last
                     if kind == "ready" or (args.game and data.get("game") != args.game):
                         continue
-                    line = _compact({"id": eid, "event": kind, "data": data}) if args.json \
+                    line = compact({"id": eid, "event": kind, "data": data}) if args.json \
                         else printer.line(kind, data)
                     if line is None:
                         continue
-                    _out(line)
+                    out(line)
+                    sys.stdout.flush()  # a line as it happens, into a pipe too (`| grep Bob`)
                     shown += 1
                     if args.count and shown >= args.count:
                         return 0
         except urllib.error.HTTPError as err:
-            raise _problem(err) from None
+            raise problem_of(err) from None
+        except BrokenPipeError:  # our reader left (`| head`), not the server: the end
+            raise
         except (urllib.error.URLError, OSError) as err:
             if isinstance(err, ApiError):
                 raise
-            _out(f"(connection lost: {getattr(err, 'reason', err)}; reconnecting)")
+            out(f"(connection lost: {getattr(err, 'reason', err)}; reconnecting)")
         time.sleep(delay)
         delay = min(delay * 2, 30)
 

@@ -130,8 +130,10 @@ PLATFORM: dict[str, Code] = _platform(
     ("rate_limited", 429, "Too many requests from this address or player; `Retry-After` says "
                           "when to try again."),
     ("internal_error", 500, "A fault in the server; nothing was changed. Please report it."),
-    ("unavailable", 503, "A service the server needs is down; try again later."),
-    ("redis_unavailable", 503, "The game store cannot be reached; try again later."),
+    ("unavailable", 503, "Not now, and nothing was changed: Redis or a node of the game store "
+                         "is unreachable, or the server is starting or stopping. Send the same "
+                         "request again after `Retry-After` seconds (earlier servers said "
+                         "`redis_unavailable` for the first case)."),
 )
 
 

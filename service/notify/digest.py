@@ -5,10 +5,16 @@ player who chose `mail_digest: daily` instead of a mail per turn (docs/notificat
 Turn mails and reminders of such a player are not sent (their deliveries say so); the start,
 the end and timeouts still come one by one. The digest goes out at the player's `digest_hour`
 in their own time zone. Each game in it has its board, its numbered moves and its own reply
-address, which takes a move exactly as a turn mail's does. The schedule is a sorted set of
-players by due time; a worker claims a player's digest by moving its due time on (ZADD GT), so
-two workers never send the same digest; a worker that dies between claim and send loses that
-day's digest (at most once, like every mail).
+address, which takes a move exactly as a turn mail's does.
+
+The schedule is a sorted set of players by due time. A worker claims a due digest by moving
+its due time a lease ahead (`LEASE_SECONDS`), so no other worker sends it meanwhile; once the
+mail is sent it schedules the next day's. A worker that dies between the claim and the send
+leaves the digest due again when the lease ends, and the next sweep sends it: a crash delays
+that day's digest by the lease instead of losing it. One that dies after the send but before
+scheduling the next day makes the player get the digest a second time, once. A send that fails
+(the mail server refuses or is away) is tried again the same way for `RETRY_SECONDS` after the
+digest was due, then given up for the day, as a turn mail is after its last attempt.
 """
 
 from __future__ import annotations
@@ -30,6 +36,11 @@ log = logging.getLogger(__name__)
 #: the kinds a digest replaces
 DIGESTED = frozenset({notices.TURN_STARTED, notices.DEADLINE_REMINDER})
 DEFAULT_HOUR = 8
+#: how long a claimed digest is the claiming worker's to send: longer than a send can take
+#: (its SMTP timeout is 15 s), short enough that a crash delays the digest little
+LEASE_SECONDS = 600
+#: a digest whose send fails is tried again at each lease's end for this long after its hour
+RETRY_SECONDS = 3600
 
 
 def wants_digest(player: dict[str, str]) -> bool:
@@ -50,6 +61,16 @@ def next_due(now: float, player: dict[str, str]) -> float:
     return at.timestamp()
 
 
+def last_due(now: float, player: dict[str, str]) -> float:
+    """The last `digest_hour`:00 in the player's time zone at or before `now`."""
+    zone = letters.time_zone(player)
+    local = datetime.fromtimestamp(now, tz=UTC).astimezone(zone)
+    at = local.replace(hour=hour_of(player), minute=0, second=0, microsecond=0)
+    if at.timestamp() > now:
+        at -= timedelta(days=1)
+    return at.timestamp()
+
+
 def reschedule(store: Store, pid: str, player: dict[str, str], now: float | None = None) -> None:
     """Put the player's next digest on the schedule (or take it off)."""
     if wants_digest(player):
@@ -67,12 +88,17 @@ def send_due(store: Store, config: Config, server_key: Any, now: float | None = 
         if not wants_digest(player):
             records.unschedule_digest(store, pid)
             continue
-        if not records.claim_digest(store, pid, next_due(now, player)):
+        lease = now + LEASE_SECONDS
+        if not records.claim_digest(store, pid, now, lease):
             continue  # another worker took it
         try:
             sent += send_digest(store, config, server_key, pid, player)
         except Exception:  # one player's failure must not stop the others
-            log.exception("digest for %s failed", pid)
+            if now - last_due(now, player) < RETRY_SECONDS:
+                log.exception("digest for %s failed; tried again in %d s", pid, LEASE_SECONDS)
+                continue
+            log.exception("digest for %s failed; given up until tomorrow", pid)
+        records.finish_digest(store, pid, lease, next_due(now, player))
     return sent
 
 

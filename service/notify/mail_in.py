@@ -29,6 +29,7 @@ from service.config import Config
 from service.domain import mail_moves
 from service.notify import inbound, invitation_mail, replies
 from service.ops.server_key import load_server_key
+from service.storage.configured import open_store
 from service.storage.resolve_queue import make_queue
 from service.storage.store import Store
 
@@ -124,7 +125,7 @@ def start(config: Config, lmtp: bool = False, handler: ReplyHandler | None = Non
     plays a move: its logger says only what goes wrong."""
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     if handler is None:
-        handler = ReplyHandler(config, Store.from_config(config),
+        handler = ReplyHandler(config, open_store(config),
                                make_queue(config.REDIS_URL, config.QUEUE),
                                load_server_key(config.SERVER_KEY_PATH))
     cls = _LmtpController if lmtp else _SmtpController

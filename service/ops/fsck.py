@@ -34,6 +34,7 @@ from parley_protocol.verify import Replay, VerificationFailed, check_log, compar
 from service.domain.audit_bundle import all_events, build_bundle
 from service.domain.game_model import Game
 from service.storage.archive import archived_record
+from service.storage.configured import open_store
 from service.storage.game_records import GameRecord, is_archived
 from service.storage.store import Store
 
@@ -193,7 +194,7 @@ def main(ids: list[str], out: Any) -> int:
     from service.config import Config
 
     config = Config()
-    store = Store.from_config(config)
+    store = open_store(config)
     damaged = 0
     total = 0
     for check in fsck(store, ids or None):

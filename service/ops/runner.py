@@ -15,18 +15,31 @@ supervisor and the stop keeps its order; and every child is tied to the supervis
 (`service.ops.child_process`), so that a supervisor killed outright (`kill -9`) takes them
 with it instead of leaving them holding the ports. The web process's own workers stop with
 their master.
+
+The web is told whether the run is whole (`service.ops.run_state`): `starting` until every
+child is up (the worker registered on the queue, the stream and mail-in ports accepting, the
+web's app loaded), `ready` then, and `stopping` from the moment the stop begins, before any child is
+signalled. Meanwhile `/v1/health` answers 503 and a request that could change something is
+refused with 503 `unavailable`, so a server with a child missing never passes for a whole one.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
+
+import redis
+from rq import Worker
 
 from service.config import Config, appendfsync, embedded_redis_url
 from service.notify import mail
+from service.ops import run_state
 from service.ops.child_process import die_with_parent
 from service.ops.embedded_redis import (
     RedisStartError,
@@ -34,7 +47,7 @@ from service.ops.embedded_redis import (
     stop_redis,
     wait_for_clients_to_leave,
 )
-from service.ops.ports import PortTaken, ensure_served_ports_free
+from service.ops.ports import PortTaken, ensure_served_ports_free, served_ports
 from service.ops.private_data import PasswordFileError, embedded_password, tighten
 
 #: how long each child may take over a graceful stop before it is killed (the web server's own
@@ -110,13 +123,55 @@ def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
                             preexec_fn=die_with_parent())
 
 
-def _supervise(procs: dict[str, subprocess.Popen], stop: StopRequest) -> int:
-    """Until a stop is requested (0) or a child exits on its own (1)."""
+def _accepts(host: str, port: int) -> bool:
+    """Whether something listens on `host`:`port` (a wildcard address is reached on loopback)."""
+    host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def _all_up(config: Config, procs: dict[str, subprocess.Popen], redis_url: str,
+            state: Path) -> Callable[[], bool]:
+    """A check that every child is up: the worker child is registered on the queue under its
+    own process id (RQ registers a worker once its start-up scan and sweep are done, just
+    before it takes its first job), the stream and mail-in ports accept connections, and a
+    worker process of the web has loaded the app (it says so, `run_state.announce_up`: no
+    request may probe a starting web worker, docs/operations.md "Stopping")."""
+    ports = served_ports(config)
+    connection = redis.Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
+
+    def worker_registered() -> bool:
+        try:
+            return any(w.pid == procs["worker"].pid for w in Worker.all(connection=connection))
+        except redis.RedisError:
+            return False
+
+    def up() -> bool:
+        return (("worker" not in procs or worker_registered())
+                and all(_accepts(*ports[name][:2]) for name in procs
+                        if name in ports and name != "web")
+                and ("web" not in procs or run_state.up_marker(state, "web").exists()))
+
+    return up
+
+
+def _supervise(procs: dict[str, subprocess.Popen], stop: StopRequest,
+               up: Callable[[], bool], state: Path) -> int:
+    """Until a stop is requested (0) or a child exits on its own (1); the run state turns
+    `ready` once `up()` says every child is."""
+    ready = False
     while not stop.requested:
         for name, proc in procs.items():
             if proc.poll() is not None:
                 print(f"parley: {name} exited with {proc.returncode}; stopping", flush=True)
                 return 1
+        if not ready and up():
+            ready = True
+            run_state.write(state, run_state.READY)
+            print("parley: ready", flush=True)
         time.sleep(0.2)
     return 0
 
@@ -151,6 +206,10 @@ def run() -> int:
         print(f"parley: {err}", file=sys.stderr, flush=True)
         return 1
     print(f"parley: mail: {mail.destination(config)}", flush=True)
+    state = config.DATA_DIR / "run-state"
+    run_state.write(state, run_state.STARTING)
+    run_state.up_marker(state, "web").unlink(missing_ok=True)  # a killed run's
+    env[run_state.ENV] = str(state)
     procs: dict[str, subprocess.Popen] = {}
     rc = 0
     try:
@@ -160,9 +219,13 @@ def run() -> int:
             print(f"parley: web on http://127.0.0.1:{config.PORT}/v1, live streams on "
                   f"{config.STREAM_URL}, mail replies to {config.MAIL_IN_HOST}:"
                   f"{config.MAIL_IN_PORT}  (Ctrl-C stops everything)", flush=True)
-            rc = _supervise(procs, stop)
+            rc = _supervise(procs, stop, _all_up(config, procs, env["REDIS_URL"], state),
+                            state)
     finally:
+        run_state.write(state, run_state.STOPPING)  # before any child hears of the stop
         _stop_all(list(procs.values()))
+        state.unlink(missing_ok=True)
+        run_state.up_marker(state, "web").unlink(missing_ok=True)
         if redis_proc is not None:
             stop_redis(redis_proc)
     print("parley: stopped", flush=True)

@@ -215,9 +215,9 @@ def open_archive(url: str) -> Archive:
 
 
 def archive_of(store: Store) -> Archive:
-    """The store's archive (`Store.from_config` opens it)."""
+    """The store's archive (`configured.open_store` opens it)."""
     if store.archive is None:
-        raise ArchiveMissing("this store has no archive (open it with Store.from_config)")
+        raise ArchiveMissing("this store has no archive (open it with configured.open_store)")
     return store.archive
 
 

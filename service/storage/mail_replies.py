@@ -8,7 +8,7 @@ Single-key commands only: none of these keys belongs to a game's slot.
 from __future__ import annotations
 
 from service.storage.keys import DIGESTS_KEY, answers_key, email_key, reply_token_key
-from service.storage.scripts import UNINDEX_ADDRESS
+from service.storage.scripts import CLAIM_DIGEST, FINISH_DIGEST, UNINDEX_ADDRESS
 from service.storage.store import Store
 
 
@@ -58,7 +58,15 @@ def due_digests(store: Store, now: float, count: int = 100) -> list[str]:
     return store.r.zrangebyscore(DIGESTS_KEY, "-inf", now, start=0, num=count)
 
 
-def claim_digest(store: Store, pid: str, next_due: float) -> bool:
-    """Move the player's due time on to `next_due`; True for the one caller that did (a due
-    time only grows, so a second claim of the same digest changes nothing)."""
-    return bool(store.r.zadd(DIGESTS_KEY, {pid: next_due}, xx=True, gt=True, ch=True))
+def claim_digest(store: Store, pid: str, now: float, lease_until: float) -> bool:
+    """Take the player's digest if it is due at `now`: its due time moves to `lease_until`, so
+    that no other worker sends it meanwhile, and a worker that dies before `finish_digest`
+    leaves it due again then. True for the one caller that took it."""
+    return bool(store.r.eval(CLAIM_DIGEST, 1, DIGESTS_KEY, pid, repr(now), repr(lease_until)))
+
+
+def finish_digest(store: Store, pid: str, lease_until: float, next_due: float) -> bool:
+    """The digest claimed until `lease_until` is done: schedule the next one at `next_due`,
+    unless the schedule changed meanwhile (False)."""
+    return bool(store.r.eval(FINISH_DIGEST, 1, DIGESTS_KEY, pid, repr(lease_until),
+                             repr(next_due)))

@@ -631,3 +631,29 @@ UNINDEX_ADDRESS = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+# ---- the daily digest's schedule (service.storage.mail_replies) -------------------------------
+
+# KEYS: the digest schedule; ARGV: a player id, now, the lease's end
+# -> 1 the player's digest was due and is this caller's to send until the lease's end (its due
+#    time moved there: a worker that dies before sending leaves it due again then), else 0
+CLAIM_DIGEST = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due and tonumber(due) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# KEYS: the digest schedule; ARGV: a player id, the lease's end CLAIM_DIGEST set, the next due
+#       time -> 1 the next digest is scheduled, 0 the schedule changed meanwhile (the player
+#       chose another hour or no digest, or the lease ran out and another worker claimed it)
+FINISH_DIGEST = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due and tonumber(due) == tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""

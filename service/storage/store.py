@@ -311,18 +311,6 @@ class Store:
             self._raw = self._make_raw()
         return self._raw
 
-    @classmethod
-    def from_config(cls, config: Config) -> Store:
-        """The store as configured (PARLEY_STORE_URL, PARLEY_STORE_CLUSTER), with its archive
-        of finished games (PARLEY_ARCHIVE_URL)."""
-        from service.storage.archive import open_archive
-
-        live = feeds_url(config)
-        store = cls.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER,
-                             live_url=live if live != config.STORE_URL else None)
-        store.archive = open_archive(config.ARCHIVE_URL)
-        return store
-
     # ---- players, keys, tokens -------------------------------------------------------------
 
     def claim_public_key(self, public_key: str, key_id: str) -> bool:

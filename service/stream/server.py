@@ -48,11 +48,14 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from service.config import Config
 from service.domain.game import events_page, load_game
 from service.domain.metrics_access import admit_scraper
-from service.domain.problems import NotFound, Problem, problem_body
+from service.domain.problems import NotFound, Problem, Unavailable, problem_body
 from service.ops.heap import freeze_startup_heap
 from service.ops.server_key import load_server_key
 from service.storage import live
-from service.storage.store import Store, feeds_url
+from service.storage.configured import open_store
+from service.storage.outage import OUTAGE_DETAIL, is_outage
+from service.storage.outage import RETRY_AFTER as OUTAGE_RETRY_AFTER
+from service.storage.store import feeds_url
 from service.stream.admission import (
     Quota,
     client_address,
@@ -124,7 +127,7 @@ class Hub:
         #: the commits' announcements come from the store (any node of a cluster: a cluster
         #: forwards every PUBLISH to all its nodes)
         self.commits = live.async_client(config.STORE_URL, connections=2)
-        self.store = Store.from_config(config)  # the domain's reads, in a thread
+        self.store = open_store(config)  # the domain's reads, in a thread
         self.listeners: dict[str, set[Listener]] = defaultdict(set)
         #: set while the feeds channel is heard; `subscriptions` counts its (re)subscriptions
         self.hearing = asyncio.Event()
@@ -338,11 +341,19 @@ def _render(problem: Problem) -> web.Response:
 
 @web.middleware
 async def problems(request: web.Request, handler: Any) -> web.StreamResponse:
-    """A refused request as problem JSON, as the API answers it."""
+    """A refused request as problem JSON, as the API answers it; a Redis or a store node away
+    as 503 `unavailable` with Retry-After, as the API answers it too (`service.storage.outage`),
+    not aiohttp's bare 500. A stream already open when its Redis goes away just ends (`_feed`):
+    its client resumes with Last-Event-ID."""
     try:
         return await handler(request)
     except Problem as problem:
         return _render(problem)
+    except Exception as err:
+        if not is_outage(err):
+            raise
+        log.warning("Redis unavailable: %s: %s", type(err).__name__, err)
+        return _render(Unavailable(OUTAGE_DETAIL, headers={"Retry-After": OUTAGE_RETRY_AFTER}))
 
 
 def _address(request: web.Request) -> str:
@@ -389,6 +400,10 @@ async def _feed(request: web.Request, hub: Hub, listener: Listener, last: str | 
                              if entries else b": keep-alive\n\n")
     except (ConnectionResetError, asyncio.CancelledError):
         pass
+    except Exception as err:  # its 200 went out already: the stream can only end
+        if not is_outage(err):
+            raise
+        log.warning("stream ended, Redis unavailable: %s: %s", type(err).__name__, err)
     finally:
         hub.leave(listener)
     return resp

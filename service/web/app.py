@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-import redis
 from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
@@ -15,10 +14,12 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
-from service.domain.problems import InvalidJson, Problem
+from service.domain.problems import InvalidJson, Problem, Unavailable
 from service.ops.server_key import load_server_key
+from service.storage.configured import open_store
+from service.storage.outage import OUTAGE_DETAIL, is_outage
+from service.storage.outage import RETRY_AFTER as OUTAGE_RETRY_AFTER
 from service.storage.resolve_queue import make_queue, share_queue
-from service.storage.store import Store
 from service.web.api.common_schemas import ProblemSchema
 from service.web.api.notification_schemas import WebhookEventSchema, webhooks_section
 from service.web.client_route import init_client
@@ -28,6 +29,7 @@ from service.web.fastpath import HotPaths
 from service.web.limits import breach_headers, init_limits
 from service.web.metrics_route import counted_problem, init_metrics
 from service.web.query_params import refuse_unknown_parameters
+from service.web.readiness import init_readiness
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +112,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = FastJSONProvider(app)
     app.config.update(config.as_flask())
     app.config["PARLEY"] = config
-    store = Store.from_config(config)
+    store = open_store(config)
     queue = make_queue(config.REDIS_URL, config.QUEUE)
     share_queue(store, queue)  # on one Redis, a move's append wakes its game too
     store.pack_history_aside()  # a settled move answers before its history is packed
@@ -136,6 +138,7 @@ def create_app(config: Config | None = None) -> Flask:
     init_client(app, config)  # GET /: the browser client (docs/client.md)
     if config.HOT_PATHS:
         app.wsgi_app = HotPaths(app, app.wsgi_app)  # type: ignore[method-assign]
+    init_readiness(app, config.RUN_STATE)  # in front of the fast path
     if config.PROXY_HOPS:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.PROXY_HOPS,  # type: ignore[method-assign]
                                 x_proto=config.PROXY_HOPS)
@@ -160,11 +163,10 @@ def create_app(config: Config | None = None) -> Flask:
             # the body parser's recursion limit: a body nested too deeply is bad JSON (the
             # move routes parse with their own strict parser and say the same)
             return render_problem(InvalidJson("The body is not valid JSON (nested too deeply)."))
-        if isinstance(err, (redis.ConnectionError, redis.TimeoutError)):
-            log.error("Redis unavailable: %s", type(err).__name__)
-            return problem_response(503, "redis_unavailable", "Service unavailable",
-                                    "Redis does not answer; nothing was changed. Retry later.",
-                                    {"Retry-After": "5"})
+        if is_outage(err):  # Redis or a store node away: no fault of ours
+            log.error("Redis unavailable: %s: %s", type(err).__name__, err)
+            return problem_response(503, Unavailable.code, Unavailable.title, OUTAGE_DETAIL,
+                                    {"Retry-After": OUTAGE_RETRY_AFTER})
         log.exception("unhandled error")
         return problem_response(500, "internal_error", "Internal server error",
                                 "The server failed; the failure is logged.")

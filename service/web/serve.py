@@ -35,6 +35,7 @@ from service.config import Config
 from service.ops.child_process import tie_to_parent
 from service.ops.heap import freeze_startup_heap
 from service.ops.ports import PortTaken, ensure_free
+from service.ops.run_state import announce_up
 
 #: how long the workers may take over a graceful stop before they are killed
 GRACEFUL_SECONDS = 20
@@ -78,6 +79,7 @@ def _load_app_in_worker(master: int, target: str) -> object:
     module, _, name = target.partition(":")
     app = getattr(importlib.import_module(module), name)
     freeze_startup_heap()
+    announce_up("web")  # to `parley run`, which asks no request of a starting worker
     return app
 
 

@@ -78,9 +78,10 @@ def test_a_crash_after_the_swap_is_finished_by_the_next_run(app, client, run_job
 COPY_THEN_WAIT = """
 import sys, time
 from service.config import Config
+from service.storage.configured import open_store
 from service.storage.store import Store
 from workers.archiver import copy
-store = Store.from_config(Config())
+store = open_store(Config())
 print(type(copy(store, store.archive, sys.argv[1])).__name__, flush=True)
 time.sleep(60)
 """

@@ -14,26 +14,18 @@ from pathlib import Path
 
 import pytest
 import redis
-import requests
 
 from service.ops.ports import free_port
-from tests.waiting import wait_until
+from tests.players import Site
+from tests.waiting import wait_answering
 
 
 @dataclass
-class Server:
-    """The web and worker processes of one test, and a requests session on the web."""
+class Server(Site):
+    """The web and worker processes of one test; requests by path on the web (`Site`)."""
 
-    url: str
-    env: dict[str, str]
+    env: dict[str, str] = field(default_factory=dict)
     procs: list[subprocess.Popen] = field(default_factory=list)
-    http: requests.Session = field(default_factory=requests.Session)
-
-    def get(self, path: str, **kw):
-        return self.http.get(self.url + path, timeout=10, **kw)
-
-    def post(self, path: str, **kw):
-        return self.http.post(self.url + path, timeout=10, **kw)
 
     def kill(self, proc: subprocess.Popen) -> None:
         """kill -9 a process and everything it started (an RQ worker's work horse too)."""
@@ -46,8 +38,8 @@ class Server:
         proc = subprocess.Popen([sys.executable, "-m", "service.cli", "stream"], env=self.env,
                                 start_new_session=True)
         self.procs.append(proc)
-        _wait_answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
-                        "the stream process", 30)
+        wait_answering(f"http://127.0.0.1:{self.env['PARLEY_STREAM_PORT']}/health", proc,
+                       "the stream process", 30)
         return proc
 
     def start_worker(self) -> subprocess.Popen:
@@ -55,19 +47,6 @@ class Server:
                                 start_new_session=True)
         self.procs.append(proc)
         return proc
-
-
-def _wait_answering(url: str, proc: subprocess.Popen, what: str, timeout: float) -> None:
-    """Until `url` answers at all; RuntimeError if `proc`, which serves it, exits first."""
-    def answering() -> bool:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited")
-        try:
-            requests.get(url, timeout=5)
-        except requests.RequestException:
-            return False
-        return True
-    wait_until(answering, timeout, f"{what} answering")
 
 
 @pytest.fixture
@@ -88,13 +67,13 @@ def running_server(redis_url: str, data: Path, **settings: str) -> Iterator[Serv
     env.pop("PARLEY_STORE_URL", None)
     env.pop("PARLEY_STORE_CLUSTER", None)
     env.update(settings)
-    srv = Server(f"http://127.0.0.1:{port}", env)
+    srv = Server(f"http://127.0.0.1:{port}", env=env)
     web = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web", "--port", str(port), "--workers", "2",
          "--log-level", "warning"], env=env, start_new_session=True)
     srv.procs.append(web)
     try:
-        _wait_answering(srv.url + "/v1/server-key", web, "the web process", 60)
+        wait_answering(srv.url + "/v1/server-key", web, "the web process", 60)
         srv.start_worker()
         yield srv
     finally:

@@ -23,13 +23,16 @@ pytestmark = pytest.mark.slow
 class Cli:
     """One player's terminal: its own config file (and so its own key and token)."""
 
+    #: the `parley` command, run as a subprocess
+    command = (sys.executable, "-m", "service.cli")
+
     def __init__(self, home: Path, name: str) -> None:
         self.config = home / name / "config.json"
         self.env = {**os.environ, "HOME": str(home), "PARLEY_CONFIG": str(self.config)}
         self.env.pop("PARLEY_SERVER", None)
 
     def run(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "service.cli", *args], env=self.env,
+        proc = subprocess.run([*self.command, *args], env=self.env,
                               capture_output=True, text=True, timeout=120)
         if ok:
             assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
@@ -40,6 +43,18 @@ class Cli:
 
     def view(self, game: str) -> dict[str, Any]:
         return json.loads(self.out("view", game, "--json"))
+
+
+def new_duel(server: Any, home: Path) -> tuple[str, Cli, Cli]:
+    """Ann and Bob registered by those names, and a new Stratego Duel Ann created that nobody
+    has joined yet (seats in the order of joining: who joins first moves first)."""
+    ann, bob = Cli(home, "ann"), Cli(home, "bob")
+    for cli, name in ((ann, "Ann"), (bob, "Bob")):
+        cli.out("keygen")
+        cli.out("register", name, "--server", server.url)
+    created = ann.out("new", "stratego", "--option", "army=duel", "--option",
+                      "seat_order=joined")
+    return re.search(r"created (g_\w+)", created).group(1), ann, bob
 
 
 def _mode(path: Path) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import Cli
+from tests.e2e.test_cli import new_duel
 
 pytestmark = pytest.mark.slow
 
@@ -17,13 +17,7 @@ SEAT_NUMBER = re.compile(r"\bseats?\b\W{0,2}\d", re.IGNORECASE)
 
 
 def test_the_client_names_players(server, tmp_path: Path) -> None:
-    ann, bob = Cli(tmp_path, "ann"), Cli(tmp_path, "bob")
-    for cli, name in ((ann, "Ann"), (bob, "Bob")):
-        cli.out("keygen")
-        cli.out("register", name, "--server", server.url)
-    created = ann.out("new", "stratego", "--option", "army=duel", "--option",
-                      "seat_order=joined")
-    game = re.search(r"created (g_\w+)", created).group(1)
+    game, ann, bob = new_duel(server, tmp_path)
     printed = [ann.out("join", game), bob.out("join", game)]
     assert f"joined {game}: player 1 (first to move)" in printed[0]
     assert "you are player 2;" in printed[1]

@@ -27,9 +27,9 @@ import requests
 
 from service.config import Config
 from service.ops.ports import free_port
-from tests.e2e.conftest import Server, _wait_answering, running_server
+from tests.e2e.conftest import Server, running_server
 from tests.e2e.test_live import _game
-from tests.waiting import wait_until
+from tests.waiting import wait_answering, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -187,7 +187,7 @@ def _start_stream(server: Server, **env: str) -> str:
                             env={**server.env, "PARLEY_STREAM_PORT": port, **env},
                             start_new_session=True)
     server.procs.append(proc)
-    _wait_answering(f"http://127.0.0.1:{port}/health", proc, "the stream process", 30)
+    wait_answering(f"http://127.0.0.1:{port}/health", proc, "the stream process", 30)
     return f"http://127.0.0.1:{port}"
 
 

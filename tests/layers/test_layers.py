@@ -88,13 +88,8 @@ def test_no_two_modules_share_a_name() -> None:
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
 
 
-#: circles still to break (issue "The house, second pass"): each an SCC of module names
-KNOWN_CIRCLES: list[set[str]] = [
-    {"service.storage.archive", "service.storage.game_records", "service.storage.live",
-     "service.storage.resolve_queue", "service.storage.store"},
-    {"service.client.commands", "service.client.watch"},
-    {"bench.common", "bench.host_speed", "bench.timeline"},
-]
+#: circles still to break: each a strongly connected component of module names
+KNOWN_CIRCLES: list[set[str]] = []
 
 
 def _project_modules() -> dict[str, Path]:
@@ -110,12 +105,28 @@ def _project_modules() -> dict[str, Path]:
     return found
 
 
+def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but those under `if TYPE_CHECKING:` (imports for annotations only, which
+    never run)."""
+    nodes: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        nodes.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING",
+                                                                   "typing.TYPE_CHECKING"):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
 def _project_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules `name` imports anywhere in it (a deferred import counts too:
-    the two modules still need each other)."""
+    """The project modules `name` imports when it runs, anywhere in it (a deferred import
+    counts too: the two modules still need each other)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _run_time_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:

@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from flask import Flask
 from rq import SimpleWorker
 from rq.job import Job
 
 from service.config import Config
 from service.ops.ports import free_port
 from tests import confirming
+from tests.conftest import testing_app
 from tests.players import TestPlayer
 
 
@@ -124,16 +126,10 @@ def notify_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def napp(notify_env: None, smtp: Mailbox, config: Config):  # noqa: ARG001
-    """The app with SMTP to the test server and loopback webhooks allowed."""
-    from service.web.app import create_app
-    from workers import context
-
-    for cached in (context.config, context.store, context.queue):
-        cached.cache_clear()
-    app = create_app(Config())
-    app.config["TESTING"] = True
-    return app
+def napp(notify_env: None, smtp: Mailbox, config: Config) -> Flask:  # noqa: ARG001
+    """The app with SMTP to the test server and loopback webhooks allowed: on a Config read
+    now, since a test may have asked for `config` before these two set the environment."""
+    return testing_app(Config())
 
 
 @pytest.fixture

@@ -40,5 +40,5 @@ def test_unhealthy_when_redis_is_gone(config) -> None:
     # every other request is a 503 problem, never a hang
     registration = TestPlayer("ann").registration()
     for resp in (client.get("/v1/games/g_x"), client.post("/v1/players", json=registration)):
-        assert resp.status_code == 503 and resp.get_json()["code"] == "redis_unavailable"
+        assert resp.status_code == 503 and resp.get_json()["code"] == "unavailable"
         assert resp.headers["Retry-After"] == "5"

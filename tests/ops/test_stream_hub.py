@@ -11,7 +11,7 @@ import redis
 
 from service.config import Config
 from service.storage import live
-from service.storage.store import Store
+from service.storage.configured import open_store
 from service.stream import server
 from service.stream.server import Hub, Listener
 
@@ -42,7 +42,7 @@ async def _hub(config: Config) -> Hub:
 
 
 def test_entries_appended_while_a_stream_joins_come_once_in_order(config, monkeypatch) -> None:
-    store = Store.from_config(config)
+    store = open_store(config)
     live.append(store, {"p_ann": [_entry(1)]})
     read_after = live.read_after
 
@@ -71,7 +71,7 @@ def test_entries_appended_while_a_stream_joins_come_once_in_order(config, monkey
 
 def test_a_lost_channel_is_caught_up_from_the_feeds(config, monkeypatch) -> None:
     monkeypatch.setattr(server, "RESUBSCRIBE_SECONDS", 0.1)
-    store = Store.from_config(config)
+    store = open_store(config)
     direct = redis.Redis.from_url(config.STORE_URL)
 
     async def scenario() -> list[str]:
@@ -93,7 +93,7 @@ def test_a_lost_channel_is_caught_up_from_the_feeds(config, monkeypatch) -> None
 
 @pytest.mark.parametrize("listeners", [1, 3])
 def test_every_open_stream_of_a_player_gets_each_entry(config, listeners) -> None:
-    store = Store.from_config(config)
+    store = open_store(config)
 
     async def scenario() -> list[list[str]]:
         hub = await _hub(config)
@@ -114,7 +114,7 @@ def test_every_open_stream_gets_a_keep_alive_each_period(config, monkeypatch) ->
     """The hub's one timer hands each open stream an empty batch (its keep-alive comment),
     between the entries, which still come once and in order."""
     monkeypatch.setattr(server, "KEEPALIVE_SECONDS", 0.2)
-    store = Store.from_config(config)
+    store = open_store(config)
     registered: list[list[str]] = []
 
     async def register(r, pids, until):  # noqa: ANN001  (the registrations, not Redis's)

@@ -94,6 +94,9 @@ class Report:
             out.append(f"{self.applied_twice} moves applied twice")
         if self.stuck:
             out.append(f"{self.stuck} games stuck with pending moves after recovery")
+        if self.client["http_500"]:  # a fault of a Redis or a store node is a 503, not a bug
+            out.append(f"{self.client['http_500']} answers were 500 (the web's log names each "
+                       "error); a Redis or a store node away must answer 503")
         if self.client["ack_collisions"]:
             out.append(f"{self.client['ack_collisions']} different envelopes acknowledged "
                        "under one move id")

@@ -48,3 +48,12 @@ def test_the_check_counts_a_move_missing_changed_or_unresolved_as_lost() -> None
     _count(_game((1, "x")), entries, report)  # another envelope under the acknowledged id
     assert report.lost == 1
     assert "1 acknowledged moves lost" in report.failures()
+
+
+def test_a_500_fails_the_soak() -> None:
+    """A Redis or a store node away answers 503; a 500 is a fault, even one a retry got past."""
+    report = Report(seed=0, acknowledged=1)
+    assert report.failures() == []
+    report.client["http_500"] += 2
+    assert report.failures() == ["2 answers were 500 (the web's log names each error); a Redis "
+                                 "or a store node away must answer 503"]

@@ -13,9 +13,14 @@ export type ParleyClient = Client<paths>;
 
 /** No single request may take longer than this. */
 const REQUEST_TIMEOUT_MS = 15_000;
-/** 429 `rate_limited`: wait as told by Retry-After (at most this long), this many times. */
+/**
+ * 429 `rate_limited` and 503 `unavailable` (Redis or a store node away, the server starting or
+ * stopping): wait as told by Retry-After (at most this long), this many times.
+ */
 const MAX_RETRY_AFTER_S = 10;
-const MAX_RATE_LIMIT_RETRIES = 5;
+const MAX_RETRIES = 5;
+/** The answers that changed nothing and ask for the same request again later. */
+const RETRY_STATUSES = new Set([429, 503]);
 
 /** A client for one identity: with `token`, every request carries `Authorization: Bearer`. */
 export function parleyClient(baseUrl: string, token?: string): ParleyClient {
@@ -49,14 +54,17 @@ interface Answer<D> {
 
 /**
  * Send a request and return its typed body, or throw an ApiError with the server's problem.
- * A 429 changed nothing on the server, so the request is sent again after Retry-After.
+ * A 429 or a 503 changed nothing on the server, so the same request is sent again after
+ * Retry-After: `send` must repeat it as it was (a move's envelope signed once, outside `send`:
+ * a re-post of the same envelope is idempotent, a newly signed one would be another move).
  */
 export async function call<D>(what: string, send: () => Promise<Answer<D>>): Promise<D> {
   for (let attempt = 0; ; attempt++) {
     const { data, error, response } = await send();
-    if (response.status === 429 && attempt < MAX_RATE_LIMIT_RETRIES) {
+    if (RETRY_STATUSES.has(response.status) && attempt < MAX_RETRIES) {
       const seconds = Math.min(Number(response.headers.get("Retry-After")) || 1, MAX_RETRY_AFTER_S);
-      console.log(`  (${what}: rate limited, retrying in ${seconds} s)`);
+      const why = response.status === 429 ? "rate limited" : "unavailable";
+      console.log(`  (${what}: ${why}, retrying in ${seconds} s)`);
       await sleep(seconds * 1000);
       continue;
     }

@@ -9,6 +9,7 @@ from zoneinfo import available_timezones
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.domain.envelope import B64Url
+from service.web.api.notification_schemas import MailPrefsSchema
 
 #: free text that reaches mail headers, mail bodies and text renderings: no control characters
 #: (C0, DEL, C1) and no Unicode line or paragraph separators, so a name cannot add a header line
@@ -119,14 +120,28 @@ class PlayerUpdateSchema(Schema):
             raise ValidationError("Name at least one setting to change.")
 
 
+def settings_fields(required: bool, note: str = "") -> dict[str, fields.Field]:
+    """The player's settings as answers show them: one list for the answer of a change (every
+    one `required`) and the player's own profile (`note`: only there), so the two cannot
+    drift apart."""
+    def doc(text: dict[str, str]) -> dict[str, str]:
+        return {**text, "description": note + text["description"]}
+
+    return {"time_zone": fields.String(required=required, metadata=doc(TIME_ZONE_DOC)),
+            "mail_moves": fields.Boolean(required=required, metadata=doc(MAIL_MOVES_DOC)),
+            "reply_receipts": fields.Boolean(required=required,
+                                             metadata=doc(REPLY_RECEIPTS_DOC)),
+            "mail_digest": fields.String(required=required,
+                                         validate=validate.OneOf(["off", "daily"]),
+                                         metadata=doc(MAIL_DIGEST_DOC)),
+            "digest_hour": fields.Integer(required=required, metadata=doc(DIGEST_HOUR_DOC))}
+
+
 class PlayerSettingsSchema(Schema):
     id = fields.String(required=True)
-    time_zone = fields.String(required=True, metadata=TIME_ZONE_DOC)
-    mail_moves = fields.Boolean(required=True, metadata=MAIL_MOVES_DOC)
-    reply_receipts = fields.Boolean(required=True, metadata=REPLY_RECEIPTS_DOC)
-    mail_digest = fields.String(required=True, validate=validate.OneOf(["off", "daily"]),
-                                metadata=MAIL_DIGEST_DOC)
-    digest_hour = fields.Integer(required=True, metadata=DIGEST_HOUR_DOC)
+
+    class Meta:
+        include = settings_fields(required=True)
 
 
 class PlayerSchema(Schema):
@@ -138,6 +153,12 @@ class PlayerSchema(Schema):
                        + EMAIL_DOC["description"]})
     email_confirmed = fields.Boolean(metadata={
         "description": "only in the player's own profile: " + EMAIL_CONFIRMED_DOC["description"]})
+
+    class Meta:  # the settings, echoed to the player themself (`parley settings` reads them)
+        include = {**settings_fields(required=False, note="only in the player's own profile: "),
+                   "mail": fields.Nested(MailPrefsSchema, metadata={
+                       "description": "only in the player's own profile: mail for all games, "
+                                      "wholly and per kind (`PUT /v1/players/{player}/mail`)"})}
 
 
 class EmailSchema(Schema):

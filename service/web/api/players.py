@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from flask import Response, redirect
 from flask.views import MethodView
@@ -12,7 +13,7 @@ from parley_protocol.signing import key_claim, verify_key_claim
 from service.domain.live_feed import ticket
 from service.domain.mail_moves import allows_mail_moves
 from service.domain.problems import Conflict, Forbidden, InvalidRequest, NotFound
-from service.notify import confirmation, digest, receipts
+from service.notify import confirmation, digest, mail, receipts
 from service.storage.store import new_id, now_iso
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
@@ -112,7 +113,7 @@ class PlayerResource(MethodView):
     def get(self, player: str) -> dict:
         """A player's public profile and public keys (old keys stay to verify old moves).
         Read with the player's own token, it also shows their `email` and whether its owner
-        confirmed it."""
+        confirmed it, and their settings: those `PATCH` changes, and `mail` (`PUT .../mail`)."""
         caller = current_player(required=False)
         record = deps.store().player(player)
         if record is None:
@@ -123,7 +124,8 @@ class PlayerResource(MethodView):
             if key:
                 keys.append({"key_id": key_id, "public_key": key["public_key"],
                              "created_at": key.get("created_at")})
-        own = confirmation.state(record) if caller == player else {}
+        own = {**confirmation.state(record), **settings_of(record),
+               "mail": mail.get_prefs(deps.store(), player)} if caller == player else {}
         return {"id": player, "name": record["name"], "keys": keys, **own}
 
     @blp.doc(operationId="updatePlayer")
@@ -151,11 +153,17 @@ class PlayerResource(MethodView):
         store.update_player(player, fields)
         record = store.player(player) or {}
         digest.reschedule(store, player, record)
-        return {"id": player, "time_zone": record.get("time_zone") or "UTC",
-                "mail_moves": allows_mail_moves(record),
-                "reply_receipts": receipts.wanted(record),
-                "mail_digest": record.get("mail_digest") or "off",
-                "digest_hour": digest.hour_of(record)}
+        return {"id": player, **settings_of(record)}
+
+
+def settings_of(record: dict[str, str]) -> dict[str, Any]:
+    """A player's settings with their defaults, as a change answers them and the player's
+    own profile shows them: one place, so what `parley settings` reads is what was set."""
+    return {"time_zone": record.get("time_zone") or "UTC",
+            "mail_moves": allows_mail_moves(record),
+            "reply_receipts": receipts.wanted(record),
+            "mail_digest": record.get("mail_digest") or "off",
+            "digest_hour": digest.hour_of(record)}
 
 
 @blp.route("/<player>/games")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from parley_protocol import signing
@@ -14,6 +15,8 @@ from service.domain.audit_bundle import build_bundle
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import AuditSchema, HealthSchema, ServerKeySchema
+from service.web.readiness import RETRY_AFTER as READY_RETRY_AFTER
+from service.web.readiness import not_ready_reason
 
 log = logging.getLogger(__name__)
 blp = Blueprint("system", __name__, url_prefix="/v1", description="Server key, health, audit")
@@ -41,6 +44,13 @@ class Health(MethodView):
         never applied. A worker killed with SIGKILL stays registered until its RQ heartbeat
         expires (PARLEY_WORKER_TTL + 60 s, 90 s by default); one stopped with SIGTERM leaves
         at once."""
+        # under `parley run`, unhealthy also while not every process has started yet, and from
+        # the moment the run begins to stop (service/ops/run_state.py; kept out of the
+        # docstring above, which is the OpenAPI document's)
+        not_ready = not_ready_reason(current_app.extensions.get("parley_run_state"))
+        if not_ready is not None:
+            return {"status": "unavailable", "reason": not_ready}, 503, \
+                {"Retry-After": READY_RETRY_AFTER}
         body: dict = {"status": "ok", "redis": True}
         part = "game store"
         try:

@@ -1,0 +1,74 @@
+"""The CLI sends a request refused with 503 `unavailable` again, the very same bytes (a move's
+envelope signed once: a re-post is idempotent), after its Retry-After; any other refusal at
+once, as a problem."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from service.client import session
+from service.client.session import ApiError, Http
+
+UNAVAILABLE = {"code": "unavailable", "detail": "the server is stopping", "status": 503}
+
+
+class Stub:
+    """An HTTP server answering POSTs from a script of (status, body), recording each body."""
+
+    def __init__(self, answers: list[tuple[int, dict]]) -> None:
+        self.answers = answers
+        self.bodies: list[bytes] = []
+
+
+@pytest.fixture
+def stub() -> Iterator[tuple[Stub, str]]:
+    script = Stub([])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            script.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+            status, body = script.answers.pop(0) if script.answers else (500, {})
+            raw = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            if status == 503:
+                self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield script, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_503_is_sent_again_unchanged(stub) -> None:
+    script, url = stub
+    script.answers = [(503, UNAVAILABLE), (503, UNAVAILABLE), (202, {"id": 7})]
+    envelope = {"game": "g_x", "nonce": "n1", "signature": "s"}
+    assert Http(url).post("/v1/games/g_x/moves", envelope) == {"id": 7}
+    assert len(script.bodies) == 3 and len(set(script.bodies)) == 1
+
+
+def test_the_last_503_and_any_other_refusal_are_problems(stub, monkeypatch) -> None:
+    script, url = stub
+    monkeypatch.setattr(session, "RETRIES", 2)
+    script.answers = [(503, UNAVAILABLE)] * 3
+    with pytest.raises(ApiError) as refused:
+        Http(url).post("/v1/players", {"name": "ann"})
+    assert (refused.value.status, refused.value.code) == (503, "unavailable")
+    assert len(script.bodies) == 3
+    script.answers = [(409, {"code": "stale_step", "detail": "over"})]
+    with pytest.raises(ApiError, match="stale_step"):
+        Http(url).post("/v1/players", {"name": "ann"})
+    assert len(script.bodies) == 4  # not sent again
