@@ -72,25 +72,34 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_register(args: argparse.Namespace) -> int:
-    """Register a player with the key's public half; keeps id, key id and token."""
-    session = Session(args)
+def _new_identity(session: Session) -> tuple[Ed25519PrivateKey, str]:
+    """The key of a config that holds no player yet, and its public half."""
     if session.config.get("player"):
         raise ClientError(f"{session.path} already holds player {session.config['player']}; "
                           f"use another --config for another player")
     key = session.key()
-    public = signing.public_key_b64(key)
+    return key, signing.public_key_b64(key)
+
+
+def _keep_identity(session: Session, pid: str, name: str, issued: dict[str, Any]) -> None:
+    """Save the player, the key's id and the token the server issued in the config."""
+    session.config.update({"server": session.server, "player": pid, "name": name,
+                           "key_id": issued["key_id"], "token": issued["token"],
+                           "key_path": str(key_path(session.config, session.path))})
+    session.save()
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    """Register a player with the key's public half; keeps id, key id and token."""
+    session = Session(args)
+    key, public = _new_identity(session)
     body: dict[str, Any] = {"name": args.name, "public_key": public,
                             "proof": signing.sign_key_claim(key, signing.key_claim(
                                 public, name=args.name))}
     if args.email:
         body["email"] = args.email
     created = session.http.post("/v1/players", body, auth=False)
-    session.config.update({"server": session.server, "player": created["id"],
-                           "key_id": created["key_id"], "token": created["token"],
-                           "name": args.name,
-                           "key_path": str(key_path(session.config, session.path))})
-    session.save()
+    _keep_identity(session, created["id"], args.name, created)
     out(f"registered {args.name} as {created['id']} (key {created['key_id']}) "
          f"on {session.server}")
     out(f"saved the token in {session.path} (mode 0600)")
@@ -132,20 +141,13 @@ def cmd_mail_moves(args: argparse.Namespace) -> int:
 def cmd_claim(args: argparse.Namespace) -> int:
     """Add this key to a player who has played by mail only, with the code mailed to them."""
     session = Session(args)
-    if session.config.get("player"):
-        raise ClientError(f"{session.path} already holds player {session.config['player']}; "
-                          f"use another --config for another player")
-    key = session.key()
-    public = signing.public_key_b64(key)
+    key, public = _new_identity(session)
     pid = session.http.get(f"/v1/key-claims/{args.code}", auth=False)["player"]
     proof = signing.sign_key_claim(key, signing.key_claim(public, player=pid))
     created = session.http.post(f"/v1/key-claims/{args.code}",
                                 {"public_key": public, "proof": proof}, auth=False)
     name = session.http.get(f"/v1/players/{pid}", auth=False).get("name", pid)
-    session.config.update({"server": session.server, "player": pid, "name": name,
-                           "key_id": created["key_id"], "token": created["token"],
-                           "key_path": str(key_path(session.config, session.path))})
-    session.save()
+    _keep_identity(session, pid, name, created)
     out(f"added key {created['key_id']} to {name} ({pid}) on {session.server}: your new "
          "seats are signed with it; the token is saved in " + str(session.path))
     return 0
