@@ -212,8 +212,24 @@ def problem_of(err: urllib.error.HTTPError) -> ApiError:
         body = {}
     if not isinstance(body, dict):
         body = {}
+    detail = str(body.get("detail", err.reason))
+    fields = "; ".join(_field_errors(body.get("errors")))
     return ApiError(err.code, str(body.get("code", "http_error")),
-                    str(body.get("detail", err.reason)))
+                    f"{detail} ({fields})" if fields else detail)
+
+
+def _field_errors(errors: Any, path: str = "") -> list[str]:
+    """A 422's per-field messages as `field: message` (what the schema refused, not only that
+    the request "does not match its schema"); the location (`json`, `query`) left out."""
+    if isinstance(errors, dict):
+        return [line for key, value in errors.items() for line in _field_errors(
+            value, "" if key in ("json", "query", "form") and not path else
+            f"{path}.{key}" if path else str(key))]
+    if isinstance(errors, list) and all(isinstance(e, str) for e in errors):
+        return [f"{path}: {' '.join(errors)}" if path else " ".join(errors)]
+    if isinstance(errors, list):
+        return [line for i, e in enumerate(errors) for line in _field_errors(e, f"{path}[{i}]")]
+    return []
 
 
 # ---- the session: config + server + key ----------------------------------------------------

@@ -72,3 +72,16 @@ def test_the_last_503_and_any_other_refusal_are_problems(stub, monkeypatch) -> N
     with pytest.raises(ApiError, match="stale_step"):
         Http(url).post("/v1/players", {"name": "ann"})
     assert len(script.bodies) == 4  # not sent again
+
+
+def test_a_refusal_names_the_fields_the_schema_refused(stub) -> None:
+    script, url = stub
+    script.answers = [(422, {"code": "invalid_request", "status": 422,
+                             "detail": "The request does not match its schema",
+                             "errors": {"json": {"time_zone": ["Unknown time zone."],
+                                                 "digest_hour": ["Must be 0 to 23."]}}})]
+    with pytest.raises(ApiError) as refused:
+        Http(url).post("/v1/players/p_x", {"time_zone": "Mars/Base"})
+    assert str(refused.value) == ("422 invalid_request: The request does not match its schema "
+                                  "(time_zone: Unknown time zone.; digest_hour: Must be 0 to "
+                                  "23.)")
