@@ -95,3 +95,10 @@ def test_smtps(certs, monkeypatch) -> None:
     finally:
         controller.stop()
     assert [m["To"] for m in box.messages] == ["ann@example.org"]
+
+
+
+def test_the_tls_settings_are_made_once() -> None:
+    from service.notify import mail
+
+    assert mail._tls(None) is mail._tls(None)  # about 25 ms each time they were made
