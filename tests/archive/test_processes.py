@@ -10,7 +10,6 @@ import redis
 
 from service.storage.keys import game_key
 from tests.e2e.conftest import running_server
-from tests.e2e.test_stratego_game import _Http
 from tests.players import TestPlayer
 from tests.waiting import wait_until
 
@@ -33,7 +32,7 @@ def test_the_worker_moves_an_ended_game(redis_url: str, archive_url: str,
     r.flushall()
     with running_server(redis_url, tmp_path, PARLEY_ARCHIVE_AFTER="1",
                         PARLEY_ARCHIVE_URL=archive_url) as server:
-        players = [TestPlayer(n).register(_Http(server)) for n in ("ann", "bob")]
+        players = [TestPlayer(n).register(server) for n in ("ann", "bob")]
         gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                              "options": {"army": "duel"}},
                           headers=players[0].auth).json()["id"]

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from service.storage.keys import APPLIED_CHANNEL
-from tests.e2e.test_stratego_game import _Http, _wait_applied
+from tests.e2e.test_stratego_game import _wait_applied
 from tests.players import TestPlayer
 
 pytestmark = pytest.mark.slow
@@ -76,7 +76,7 @@ class Feed:
 
 
 def _game(server: Any) -> tuple[str, TestPlayer, TestPlayer]:
-    ann, bob = (TestPlayer(n).register(_Http(server)) for n in ("ann", "bob"))
+    ann, bob = (TestPlayer(n).register(server) for n in ("ann", "bob"))
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
         "army": "duel", "seat_order": "joined"}}, headers=ann.auth).json()["id"]
     for seat, p in enumerate((ann, bob)):

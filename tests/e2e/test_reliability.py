@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.e2e.test_stratego_game import _Http, _wait_applied
+from tests.e2e.test_stratego_game import _wait_applied
 from tests.players import TestPlayer
 
 pytestmark = pytest.mark.slow
@@ -17,7 +17,7 @@ DUEL = {"army": "duel", "red_player": "joined"}
 
 
 def _duel(server, names=("ann", "bob")) -> tuple[str, list[TestPlayer]]:
-    players = [TestPlayer(n).register(_Http(server)) for n in names]
+    players = [TestPlayer(n).register(server) for n in names]
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                          "options": DUEL}, headers=players[0].auth).json()["id"]
     for p in players:

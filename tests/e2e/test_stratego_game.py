@@ -20,7 +20,7 @@ def _wait_applied(server, location: str) -> dict:
 
 
 def test_whole_duel_game_then_audit(server) -> None:
-    players = [TestPlayer(n).register(_Http(server))
+    players = [TestPlayer(n).register(server)
                for n in ("ann", "bob")]
     created = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                              "options": {"army": "duel"}},
@@ -73,13 +73,3 @@ def test_whole_duel_game_then_audit(server) -> None:
     assert audit["result"] == result
     report = verify_bundle(audit)  # replays the engine: every draw and state hash
     assert report.ok, report
-
-
-class _Http:
-    """The TestPlayer.register adapter over the live server."""
-
-    def __init__(self, server) -> None:
-        self.server = server
-
-    def post(self, path: str, json: dict):
-        return self.server.post(path, json=json)

@@ -7,31 +7,15 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-import requests
 
-from tests.players import TestPlayer
+from tests.players import Site, TestPlayer
 from tests.soak.cluster import Cluster
 from tests.waiting import wait_until
 
 #: examples per operation (and per property); `make fuzz` sets 500
 EXAMPLES = int(os.environ.get("PARLEY_FUZZ_EXAMPLES", "25"))
-
-
-class _Http:
-    """What TestPlayer.register needs from a client: `post(path, json=...)` on the server."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.session = requests.Session()
-
-    def post(self, path: str, **kw: Any) -> requests.Response:
-        return self.session.post(self.url + path, timeout=30, **kw)
-
-    def get(self, path: str, **kw: Any) -> requests.Response:
-        return self.session.get(self.url + path, timeout=30, **kw)
 
 
 @dataclass
@@ -46,12 +30,12 @@ class Live:
     finished_game: str  # a finished game (its record is published)
 
 
-def _wait_applied(http: _Http, location: str) -> None:
+def _wait_applied(http: Site, location: str) -> None:
     wait_until(lambda: http.get(location).json()["status"] != "queued", 30,
                f"{location} still queued", interval=0.05)
 
 
-def _duel(http: _Http, players: list[TestPlayer]) -> str:
+def _duel(http: Site, players: list[TestPlayer]) -> str:
     gid = http.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                        "options": {"army": "duel", "seat_order": "joined"}},
                     headers=players[0].auth).json()["id"]
@@ -70,7 +54,7 @@ def _duel(http: _Http, players: list[TestPlayer]) -> str:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     data = Path(tmp_path_factory.mktemp("fuzz-server"))
     with Cluster(data, workers=1, web_workers=2) as cluster:
-        http = _Http(cluster.url)
+        http = Site(cluster.url, timeout=30)
         player, other = (TestPlayer(n).register(http) for n in ("fuzz-ann", "fuzz-bob"))
         game = _duel(http, [player, other])
         finished = _duel(http, [player, other])

@@ -15,7 +15,7 @@ from rq import Queue
 
 from service.ops.fsck import check_game
 from service.storage.store import Store
-from tests.e2e.test_stratego_game import _Http, _wait_applied
+from tests.e2e.test_stratego_game import _wait_applied
 from tests.players import TestPlayer
 
 pytestmark = pytest.mark.slow
@@ -24,7 +24,7 @@ DUEL = {"army": "duel", "red_player": "joined"}
 
 
 def _duel(server) -> tuple[str, list[TestPlayer]]:
-    players = [TestPlayer(n).register(_Http(server)) for n in ("ann", "bob")]
+    players = [TestPlayer(n).register(server) for n in ("ann", "bob")]
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": DUEL},
                       headers=players[0].auth).json()["id"]
     for p in players:
@@ -100,7 +100,7 @@ def test_two_workers_and_duplicate_jobs_apply_each_move_once_in_order(server, re
 
 
 def test_join_race_for_the_last_seat_has_one_winner(server) -> None:
-    http = _Http(server)
+    http = server
     host = TestPlayer("host").register(http)
     rivals = [TestPlayer(f"r{i}").register(http) for i in range(20)]
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
