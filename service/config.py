@@ -96,6 +96,9 @@ class Config:
         self.PROXY_HOPS: int = _env_int("PARLEY_PROXY_HOPS", 0)
         #: the bearer token `GET /metrics` requires; empty: only loopback clients may scrape
         self.METRICS_TOKEN: str = os.environ.get("PARLEY_METRICS_TOKEN", "")
+        #: `parley_games` is counted again at most once in this many seconds (0: at every
+        #: scrape): counting reads every game's status
+        self.GAME_COUNT_SECONDS: int = _env_int("PARLEY_GAME_COUNT_SECONDS", 60)
         #: games one player may hold that have not started yet (created or joined)
         self.MAX_OPEN_GAMES: int = _env_int("PARLEY_MAX_OPEN_GAMES", 50)
         self.MAX_KEYS_PER_PLAYER: int = _env_int("PARLEY_MAX_KEYS", 32)

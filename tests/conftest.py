@@ -36,6 +36,7 @@ def config(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
     monkeypatch.delenv("PARLEY_STORE_URL", raising=False)
     monkeypatch.setenv("PARLEY_DATA", str(tmp_path))
     monkeypatch.setenv("PARLEY_LOCK_WAIT", "2")
+    monkeypatch.setenv("PARLEY_GAME_COUNT_SECONDS", "0")  # a scrape counts what a test just did
     _forget_worker_context()
     return Config()
 

@@ -24,6 +24,10 @@ DEADLINES_KEY = "parley:deadlines"
 #: its hash tag puts it in the pending index's cluster slot, so a move's append, which touches
 #: both, still reaches the game's node and at most one more
 METRICS_KEY = "parley:metrics{parley:pending}"
+#: string, JSON {"at", "counts"}: the games by status as last counted for /metrics, and the
+#: lock of the one scrape that counts them again
+GAME_COUNTS_KEY = "parley:metrics:games"
+GAME_COUNTS_LOCK_KEY = "parley:metrics:games:lock"
 #: sorted set: finished game id -> when (Unix seconds) it may move to the archive
 ARCHIVE_KEY = "parley:archive"
 

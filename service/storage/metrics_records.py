@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING
 import orjson
 import redis
 
-from service.storage.keys import GAMES_KEY, METRICS_KEY, PENDING_KEY, game_key, ready_key
+from service.storage.keys import (
+    GAME_COUNTS_KEY,
+    GAME_COUNTS_LOCK_KEY,
+    GAMES_KEY,
+    METRICS_KEY,
+    PENDING_KEY,
+    game_key,
+    ready_key,
+)
 from service.storage.store import Command, Store, iso
 
 if TYPE_CHECKING:
@@ -265,6 +273,25 @@ def game_counts(store: Store, page: int = 1000) -> Counter[str]:
             pipe.hget(game_key(gid, "meta"), "status")
         counts.update(status for status in pipe.execute() if status)
         offset += page
+
+
+def game_counts_kept(store: Store, max_age: float, now: float | None = None) -> Counter[str]:
+    """`game_counts`, counted again at most once per `max_age` seconds across every web
+    process (0: at every call): a scrape reads one key, and the count, whose cost grows with
+    the number of games, runs once a period in one process (the one that takes the lock) while
+    the others answer the last one."""
+    now = time.time() if now is None else now
+    raw = store.r.get(GAME_COUNTS_KEY) if max_age > 0 else None
+    kept = orjson.loads(raw) if raw else None
+    if kept is not None and now - kept["at"] < max_age:
+        return Counter(kept["counts"])
+    if kept is not None and not store.r.set(GAME_COUNTS_LOCK_KEY, 1, nx=True, ex=60):
+        return Counter(kept["counts"])  # another process is counting: the last count meanwhile
+    counts = game_counts(store)
+    if max_age > 0:
+        store.r.set(GAME_COUNTS_KEY, orjson.dumps({"at": now, "counts": counts}))
+        store.r.delete(GAME_COUNTS_LOCK_KEY)
+    return counts
 
 
 def queue_jobs(queue: Queue) -> dict[str, int]:

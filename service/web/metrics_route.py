@@ -38,9 +38,10 @@ from service.web.fastpath import MOVES
 class StoreCollector:
     """Every Parley metric, read from the store and the queue when collected."""
 
-    def __init__(self, store: Store, queue: Queue) -> None:
+    def __init__(self, store: Store, queue: Queue, game_count_seconds: int = 0) -> None:
         self.store = store
         self.queue = queue
+        self.game_count_seconds = game_count_seconds
 
     def describe(self) -> list[Metric]:
         return []  # registering must not read Redis; the names are Parley's own
@@ -94,7 +95,8 @@ class StoreCollector:
                                 value=records.pending_games(self.store))
         games = GaugeMetricFamily("parley_games", "Games by status: open, full, active, "
                                   "finished in Redis; archived.", labels=["status"])
-        for status, n in sorted(records.game_counts(self.store).items()):
+        for status, n in sorted(records.game_counts_kept(self.store,
+                                                         self.game_count_seconds).items()):
             games.add_metric([status], n)
         yield games
 
@@ -116,9 +118,10 @@ def _histogram(counts: dict[str, int], histogram: records.Histogram, name: str,
 def init_metrics(app: Flask) -> None:
     """Serve `GET /metrics` from the app's store and queue (outside the OpenAPI document)."""
     registry = CollectorRegistry(auto_describe=False)
+    config = app.config["PARLEY"]
     registry.register(StoreCollector(app.extensions["parley_store"],
-                                     app.extensions["parley_queue"]))
-    token = app.config["PARLEY"].METRICS_TOKEN
+                                     app.extensions["parley_queue"], config.GAME_COUNT_SECONDS))
+    token = config.METRICS_TOKEN
 
     def metrics() -> Response:
         admit_scraper(token, request.headers.get("Authorization", ""),

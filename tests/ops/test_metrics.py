@@ -261,6 +261,32 @@ def test_only_loopback_scrapes_without_a_token(client) -> None:
     assert "/metrics" not in client.get("/openapi.json").get_json()["paths"]
 
 
+def test_games_by_status_are_counted_once_a_period(monkeypatch, config) -> None:
+    """`parley_games` reads every game's status: with PARLEY_GAME_COUNT_SECONDS a scrape reads
+    the last count, and only once the period is over does one scrape count again."""
+    from service.storage import metrics_records
+    from service.web.app import create_app
+
+    monkeypatch.setenv("PARLEY_GAME_COUNT_SECONDS", "60")
+    app = create_app(type(config)())
+    client = app.test_client()
+    ann = TestPlayer("ann").register(client)
+
+    def create() -> None:
+        assert client.post("/v1/games", json={"ruleset": "stratego", "players": 2},
+                           headers=ann.auth).status_code == 201
+
+    create()
+    assert by_label(scrape(client), "parley_games", "status") == {"open": 1, "archived": 0}
+    create()  # within the period: the last count
+    assert by_label(scrape(client), "parley_games", "status") == {"open": 1, "archived": 0}
+    store = app.extensions["parley_store"]
+    later = time.time() + 61
+    assert metrics_records.game_counts_kept(store, 60, now=later)["open"] == 2
+    kept = metrics_records.game_counts_kept(store, 60, now=later + 1)  # the new count kept
+    assert kept["open"] == 2 and store.r.get("parley:metrics:games:lock") is None
+
+
 def test_a_token_guards_the_scrape(monkeypatch, config) -> None:
     from service.web.app import create_app
 
