@@ -110,6 +110,10 @@ class Watch:
         return self.answers
 
 
+#: runs of the failing start tried until one finds the web answering (see below)
+TRIES = 3
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("setting", ["PARLEY_STREAM_PORT", "PARLEY_MAIL_IN_PORT"])
 def test_a_child_failing_at_start_leaves_no_half_started_server(system: System,
@@ -117,7 +121,22 @@ def test_a_child_failing_at_start_leaves_no_half_started_server(system: System,
     """The issue's case: a port is taken after `parley run` checked it (here: once Redis is
     up, before the children bind), so one child exits at start and the run stops; the web,
     which may answer meanwhile (its stop can take its 20 s of grace), never says it is
-    healthy and accepts nothing."""
+    healthy and accepts nothing. On a busy machine the run may stop before the web answers
+    at all, which tests nothing: the start is tried again, up to TRIES times."""
+    for _ in range(TRIES):
+        answers = _failing_start(system, setting)
+        if answers:
+            break
+    assert answers, f"the web never answered in {TRIES} runs: nothing was tested"
+    for path, status, body in answers:
+        assert status == 503, (path, status, body)
+        if path == "/v1/players":
+            assert body["code"] == "unavailable"
+
+
+def _failing_start(system: System, setting: str) -> list[tuple[str, int, dict]]:
+    """One `parley run` whose `setting` port is taken once Redis is up: it must stop with the
+    port named and never be ready; -> what the web answered meanwhile."""
     run = subprocess.Popen([sys.executable, "-m", "service.cli", "run"], env=system.env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True)
@@ -138,11 +157,7 @@ def test_a_child_failing_at_start_leaves_no_half_started_server(system: System,
     output = "".join(lines) + rest
     assert run.returncode == 1, output
     assert setting in output and "parley: ready" not in output
-    assert answers, "the web never answered: nothing was tested"
-    for path, status, body in answers:
-        assert status == 503, (path, status, body)
-        if path == "/v1/players":
-            assert body["code"] == "unavailable"
+    return answers
 
 
 @pytest.mark.slow
