@@ -150,6 +150,12 @@ def cmd_claim(args: argparse.Namespace) -> int:
     _keep_identity(session, pid, name, created)
     out(f"added key {created['key_id']} to {name} ({pid}) on {session.server}: your new "
          "seats are signed with it; the token is saved in " + str(session.path))
+    # replies went on making moves while the player had no key; with one, that takes the
+    # player's signed consent (docs/audit.md §16), given here as `register --email` gives it
+    session.http.token = created["token"]
+    _consent(session, pid, created["key_id"], key, True)
+    out("moves by mail stay allowed: a statement signed with your key is in the record "
+        "(`parley mail-moves off` withdraws it)")
     return 0
 
 

@@ -4,6 +4,7 @@ adds a key to that mail-only player later."""
 
 from __future__ import annotations
 
+import json
 import mailbox
 import re
 import time
@@ -62,5 +63,9 @@ def test_invite_seats_a_mail_only_player_who_claims_a_key_later(server,
     cid = Cli(tmp_path, "cid")
     cid.out("keygen")
     claimed = cid.out("claim", code, "--server", server.url)
-    assert f"to cid ({taken['player']})" in claimed
+    assert f"to cid ({taken['player']})" in claimed and "moves by mail stay allowed" in claimed
     assert cid.view(game)["seat"] == 1
+    token = json.loads(cid.config.read_text())["token"]
+    profile = server.get(f"/v1/players/{taken['player']}",
+                         headers={"Authorization": f"Bearer {token}"}).json()
+    assert profile["mail_moves"] is True  # still plays by mail, now on their own consent
