@@ -96,11 +96,8 @@ def send(store: Store, config: Config, pid: str, address: str) -> str:
                        body=text(config, pid, link(config, token)),
                        message_id=new_id("confirm"), unsubscribe=None,
                        headers={"X-Parley-Event": EVENT})
-    try:
-        mail.send(config, msg)
-    except Exception as err:  # any SMTP or socket failure: the player asks again
-        log.warning("player %s: confirmation mail not sent: %s", pid, err)
-        return "failed"
+    if not mail.send_or_log(config, msg, f"player {pid}: confirmation mail"):
+        return "failed"  # the player asks again
     log.info("player %s: confirmation mail sent", pid)
     return "sent"
 

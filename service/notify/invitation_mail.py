@@ -131,11 +131,8 @@ def send(store: Store, config: Config, gid: str, inviter: str, address: str) -> 
                        message_id=new_id("invite"), unsubscribe=None,
                        reply_to=f"join-{token}@{config.MAIL_REPLY_DOMAIN}",
                        headers={"X-Parley-Event": EVENT})
-    try:
-        mail.send(config, msg)
-    except Exception as err:  # any SMTP or socket failure: the inviter invites again
-        log.warning("game %s: invitation mail not sent: %s", gid, err)
-        return "failed"
+    if not mail.send_or_log(config, msg, f"game {gid}: invitation mail"):
+        return "failed"  # the inviter invites again
     log.info("game %s: invitation mail sent", gid)
     return "sent"
 

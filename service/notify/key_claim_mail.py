@@ -66,11 +66,8 @@ def send(store: Store, config: Config, pid: str) -> str:
     msg = mail.compose(config, to=player["email"], subject="Parley: a key for your player",
                        body=body, message_id=new_id("claim"), unsubscribe=None,
                        headers={"X-Parley-Event": EVENT})
-    try:
-        mail.send(config, msg)
-    except Exception as err:  # any SMTP or socket failure: the player asks again
-        log.warning("player %s: key claim mail not sent: %s", pid, err)
-        return "failed"
+    if not mail.send_or_log(config, msg, f"player {pid}: key claim mail"):
+        return "failed"  # the player asks again
     return "sent"
 
 

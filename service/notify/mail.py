@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import logging
 import mailbox
 import smtplib
 import ssl
@@ -36,6 +37,8 @@ from service.domain.notices import MAIL_TYPES
 from service.ops.server_key import derived_secret
 from service.storage import notify_records as records
 from service.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 SMTP_TIMEOUT = 15
 #: the most a notification mail may weigh as sent (bytes): pictures are left out beyond it
@@ -181,6 +184,18 @@ def _tls(cafile: str | None) -> ssl.SSLContext:
     """The TLS settings for the mail server, made once per process: loading the system's
     certificate store took about 25 ms a mail, for every mail, STARTTLS or not."""
     return ssl.create_default_context(cafile=cafile)
+
+
+def send_or_log(config: Config, msg: EmailMessage, what: str) -> bool:
+    """Send a mail whose failure changes nothing else (an answer, a receipt, a confirmation, an
+    invitation: what it is about stands, and its reader may ask again): any SMTP or socket
+    failure is logged as `<what> not sent` and answers False."""
+    try:
+        send(config, msg)
+    except Exception as err:  # any SMTP or socket failure, whatever the transport raises
+        log.warning("%s not sent: %s", what, err)
+        return False
+    return True
 
 
 def send(config: Config, msg: EmailMessage) -> str:

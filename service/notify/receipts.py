@@ -12,7 +12,6 @@ off. A reply stopped by one of its lines gets the answer that says why instead
 
 from __future__ import annotations
 
-import logging
 import textwrap
 import time
 from email.message import EmailMessage
@@ -29,8 +28,6 @@ from service.notify import inbound, letters, mail
 from service.notify.letter_parts import compose
 from service.storage import reply_marks
 from service.storage.store import Store, new_id
-
-log = logging.getLogger(__name__)
 
 #: how long a receipt waits for the reply's last move to be applied before it says what next
 SETTLE_WAIT = 3.0
@@ -78,10 +75,7 @@ def send(store: Store, config: Config, server_key: Any, msg: EmailMessage, sende
         config, to=sender, subject=letter.subject, body=letter.text, message_id=new_id("receipt"),
         unsubscribe=None, thread=letters.thread_root(game.id, ticket.pid), reply_to=address,
         answering=inbound.message_id(msg), headers={"X-Parley-Event": EVENT})
-    try:
-        mail.send(config, receipt)
-    except Exception as err:  # the moves stand either way; the receipt is best effort
-        log.warning("mail-in: receipt to %s not sent: %s", sender, err)
+    if not mail.send_or_log(config, receipt, f"mail-in: receipt to {sender}"):
         return False
     if address is not None:
         reply_marks.shown(store, game.id, ticket.seat, game.step)

@@ -154,10 +154,7 @@ def _answer(store: Store, config: Config, server_key: Any, msg: EmailMessage, se
         message_id=new_id("answer"), unsubscribe=None, reply_to=address,
         thread=letters.thread_root(game.id, pid) if game is not None and pid else None,
         answering=inbound.message_id(msg), headers={"X-Parley-Answer": refusal.code})
-    try:
-        mail.send(config, answer)
-    except Exception as err:  # the move was refused either way; the answer is best effort
-        log.warning("mail-in: answer to %s not sent: %s", sender, err)
+    if not mail.send_or_log(config, answer, f"mail-in: answer to {sender}"):
         return False
     if address is not None and game is not None and seat is not None:
         reply_marks.shown(store, game.id, seat, game.step)
@@ -202,9 +199,4 @@ def _answer_invited(store: Store, config: Config, msg: EmailMessage, to: str, co
                           message_id=new_id("answer"), unsubscribe=None,
                           answering=inbound.message_id(msg),
                           headers={"X-Parley-Answer": code})
-    try:
-        mail.send(config, answer)
-    except Exception as err:  # the seat is taken either way; the answer is best effort
-        log.warning("mail-in: answer to %s not sent: %s", to, err)
-        return False
-    return True
+    return mail.send_or_log(config, answer, f"mail-in: answer to {to}")
