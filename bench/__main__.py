@@ -16,7 +16,8 @@ import traceback
 
 from bench.common import Figure, exit_on_sigterm, table
 
-BENCHMARKS = ("engines", "boards", "flat", "accept", "e2e", "drain", "memory", "streams")
+BENCHMARKS = ("engines", "boards", "flat", "accept", "e2e", "drain", "memory", "streams",
+              "clocks")
 
 
 def main(argv: list[str] | None = None) -> int:

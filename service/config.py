@@ -128,6 +128,8 @@ class Config:
         self.CONFIRM_INTERVAL: int = _env_int("PARLEY_CONFIRM_INTERVAL", 600)
         self.CONFIRMS_PER_ADDRESS: int = _env_int("PARLEY_CONFIRMS_PER_ADDRESS", 3)
         self.CONFIRMS_PER_PLAYER: int = _env_int("PARLEY_CONFIRMS_PER_PLAYER", 5)
+        #: vacation a player may take in a year (a twelfth accrues each month; docs/games.md)
+        self.VACATION_DAYS: int = _env_int("PARLEY_VACATION_DAYS", 30)
         # ---- invitations by mail (docs/notifications.md "Invitations and mail-only players") --
         #: a player sends at most so many invitations a day, an address gets at most so many
         self.INVITES_PER_PLAYER: int = _env_int("PARLEY_INVITES_PER_PLAYER", 20)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ import redis
 from flask import Flask
 
 from service.config import Config
+from service.ops import clock
 from service.ops.embedded_redis import start_redis, stop_redis
 from service.ops.ports import free_port
 
@@ -93,6 +94,15 @@ def run_jobs(app, monkeypatch):
         return jobs
 
     return run
+
+
+@pytest.fixture
+def travel() -> Iterator[Callable[[float], None]]:
+    """Move the server's clock (`service.ops.clock`) this many seconds ahead, for clocks to
+    run out without sleeping; back to true time after the test."""
+    before = clock.offset()
+    yield clock.travel
+    clock.set_offset(before)
 
 
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001

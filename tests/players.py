@@ -4,12 +4,15 @@ and the running server it speaks to by URL (`Site`), for the tests and the bench
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
+
+from service.ops import clock
 
 
 @dataclass
@@ -78,6 +81,11 @@ class TestPlayer:
                  nonce: str | None = None, issued_at: str | None = None) -> dict[str, Any]:
         payload = {"game": game, "seat": seat, "step": step, "move": move,
                    "nonce": nonce or signing.b64url_encode(secrets.token_bytes(16)),
-                   "issued_at": issued_at or signing.issued_now()}
+                   "issued_at": issued_at or _issued_now()}
         return {"payload": payload, "key_id": self.key_id,
                 "signature": signing.sign_payload(self.key, payload)}
+
+
+def _issued_now() -> str:
+    """Now on the server's clock (tests may move it ahead: `service.ops.clock.travel`)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock.now()))

@@ -43,3 +43,25 @@ def timeout_result(result: dict[str, Any], payload: Mapping[str, Any]) -> dict[s
     """The result of a game that a timeout action ended: a forfeit's is the reason `timeout`
     (whatever the rules call a resignation), a default move's is the rules' own."""
     return {**result, "reason": TIMEOUT} if is_forfeit(payload) else result
+
+
+#: the move of the timeout action that aborts a game: the seat never made a decision of its
+#: own (`parley_protocol.clocks.Clocks.moved`); the platform applies it, not the engine
+ABORT: Mapping[str, Any] = {"type": "abort"}
+#: the result reason of an aborted game
+ABORTED = "aborted"
+
+
+def is_abort(envelope: Mapping[str, Any]) -> bool:
+    return is_timeout(envelope) and envelope["payload"].get("move") == ABORT
+
+
+def abort_events(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What an abort records: the seat that never acted in time; the game then ends without a
+    winner (`aborted_result`)."""
+    return [{"type": TIMEOUT, "seat": payload["seat"], "forfeit": False, "aborted": True}]
+
+
+def aborted_result(seats: int) -> dict[str, Any]:
+    """The result of an aborted game: nobody won, nobody scored."""
+    return {"winners": [], "scores": {str(s): 0 for s in range(seats)}, "reason": ABORTED}

@@ -12,7 +12,6 @@ Posting the same envelope again returns the same move (idempotent).
 from __future__ import annotations
 
 import logging
-import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 import rfc8785
@@ -45,6 +44,7 @@ from service.domain.problems import (
     Problem,
 )
 from service.domain.settle import plan_settlement
+from service.ops import clock
 from service.storage import metrics_records
 from service.storage.resolve_queue import wake
 from service.storage.store import Command, Store
@@ -180,7 +180,7 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
                                foreseen.chain_head, key["player"])
     except Problem:
         return None
-    now = int(time.time())
+    now = int(clock.now())
     row = entry_row(append, now)
     address, signer = rider.foreseen_counters() if rider is not None else ((), ())
     settling = foresight.settles and store.settles
@@ -264,7 +264,7 @@ def submit_moves(store: Store, envelopes: list[Any], server_key: Any
     unappended: list[tuple[str, str]] = []
     repeated = 0
     if appends:
-        now = int(time.time())
+        now = int(clock.now())
         rows = [entry_row(append, now) for _, append in appends]
         moves = [(append.gid, append.nonce) for _, append in appends]
         replies = store.accept_many(rows, then=metrics_records.accept_commands("api", moves))
@@ -374,7 +374,7 @@ def _check_issued_at(issued_at: Any) -> None:
     if when is None:
         raise InvalidRequest("issued_at is an RFC 3339 date and time with a zone, e.g. "
                              "2026-11-26T18:30:00Z.", code="bad_issued_at")
-    now = time.time()
+    now = clock.now()
     if not now - ISSUED_MAX_AGE <= when <= now + ISSUED_MAX_AHEAD:
         raise InvalidRequest(f"issued_at must lie within the last {ISSUED_MAX_AGE // 86400} days "
                              f"and at most {ISSUED_MAX_AHEAD // 60} minutes ahead of the "

@@ -14,10 +14,11 @@ from typing import Any
 
 from parley_protocol import signing
 
+from service.domain import game_clocks
 from service.domain.game_model import Game
 from service.domain.game_reads import GameReads, reads_of
 from service.storage import consent_records
-from service.storage.store import Store
+from service.storage.store import Store, iso
 
 FORMAT = "parley-audit-v1"
 
@@ -84,9 +85,26 @@ def build_bundle(store: Store, game: Game, server_key: Any,
         "result": game.result,
         "server_key": signing.public_key_b64(server_key),
     }
+    if game.platform.get("time_control"):
+        bundle["clocks"] = clock_record(game)
     bundle["signature"] = signing.b64url_encode(
         server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
     return bundle
+
+
+def clock_record(game: Game) -> dict[str, Any]:
+    """What a verifier needs besides the entries to recompute every clock (docs/audit.md
+    §17): when the first decision opened, each seat's zone (for weekends off), the seats'
+    vacations and the time given."""
+    started = game.raw.get("started_at") or None
+    away = game_clocks.away_of(game.raw)
+    return {
+        "started_at": started,
+        "zones": game_clocks.zones_of(game.raw, game.seats) if started else [],
+        "away": [{"seat": seat, "from": iso(a), "to": iso(b)}
+                 for seat in sorted(away) for a, b in sorted(away[seat])],
+        "gifts": [{**g.to_json(), "at": iso(g.at)} for g in game_clocks.gifts_of(game.raw)],
+    }
 
 
 def bundle_draw(draw: dict[str, Any], finished: bool) -> dict[str, Any]:

@@ -10,7 +10,6 @@ tried again on the new head.
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from parley_protocol import signing
 
 from service.domain.problems import Conflict
+from service.ops import clock
 from service.storage import metrics_records
 from service.storage.store import Command, Store, iso
 
@@ -65,7 +65,7 @@ def append_entry(store: Store, server_key: Any, append: Append,
     for attempt in range(50):  # the head moves only when another move is accepted meanwhile
         if attempt or append.prev is None:
             append.prev = store.chain_head(append.gid)
-        now = int(time.time())
+        now = int(clock.now())
         row = entry_row(append, now)
         reply = store.accept(*row, then=() if attempt else then)
         accepted = append_outcome(store, server_key, append, reply, row[5], now)

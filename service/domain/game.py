@@ -19,12 +19,20 @@ from typing import Any, Protocol
 
 import orjson
 from parley_protocol import signing
-from parley_protocol.timeouts import is_timeout, timeout_event, timeout_result
+from parley_protocol.clocks import Clocks, moment
+from parley_protocol.timeouts import (
+    abort_events,
+    aborted_result,
+    is_abort,
+    is_timeout,
+    timeout_event,
+    timeout_result,
+)
 
 from engines.contract import Decision, Engine, IllegalMove, Rng
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
-from service.domain import game_reads, live_feed, names, notices
+from service.domain import game_clocks, game_reads, live_feed, names, notices
 from service.domain.game_model import (
     PLATFORM_EVENTS,
     SEAT_ORDERS,
@@ -34,11 +42,12 @@ from service.domain.game_model import (
 )
 from service.domain.kept_states import Kept
 from service.notify import prose
+from service.ops import clock
 from service.storage import live
 from service.storage.archive import archived_meta
 from service.storage.game_records import is_archived
 from service.storage.history_segments import hashes_item
-from service.storage.store import Command, Commit, ResolveRead, Store, now_iso
+from service.storage.store import Command, Commit, ResolveRead, Store, iso, now_iso
 
 log = logging.getLogger(__name__)
 
@@ -226,14 +235,15 @@ def start_game(store: Store, gid: str) -> bool:
     state = engine.setup(game.options, game.seats, rng)
     dumped = signing.dump_state(state)
     decision = engine.decision(state)
-    meta = {"status": "active", "players": json.dumps(players), "started_at": now_iso(),
+    now = int(clock.now())
+    meta = {"status": "active", "players": json.dumps(players), "started_at": iso(now),
             **_decision_fields(decision)}
     events = [_event_record(0, 0, {"type": "game_started", "players": players})]
     result = engine.result(state)
     if result is not None:
         meta.update(_finish_fields(result))
         events.append(_event_record(0, 0, {"type": "game_finished", "result": result}))
-    meta.update(notices.deadline_fields(game.platform, True, result is None, decision["step"]))
+    meta.update(_started_clocks(store, game, players, decision, now, result is None))
     told = notices.transition_notices(game.seats, None, decision["step"], decision["to_act"],
                                       result, meta.get("deadline"), started=True)
     commit = Commit(gid, ("status", "full"), dumped, meta, events, _draw_records(rng, 0, 0, 0),
@@ -246,6 +256,44 @@ def start_game(store: Store, gid: str) -> bool:
         started = dataclasses.replace(game, players=players, step=-1)  # every seat: a new turn
         live_feed.publish(store, [Resolution(started, commit, 0, 0)])
     return ok
+
+
+def _started_clocks(store: Store, game: Game, players: list[str], decision: Decision,
+                    now: int, active: bool) -> dict[str, str]:
+    """The clock fields of a game that starts now: every seat's bank, the zones its players
+    have now (weekends off count in them), their vacations, and the first deadline."""
+    control = game_clocks.control(game.platform)
+    if control is None:
+        return {}
+    profiles = [store.player(p) or {} for p in players]
+    fields = {"zones": orjson.dumps([p.get("time_zone") or "UTC" for p in profiles]).decode()}
+    away = {str(s): spans for s, p in enumerate(profiles)
+            if (spans := orjson.loads(p.get("vacations") or "[]"))}
+    if away:
+        fields["away"] = orjson.dumps(away).decode()
+    pauses = game_clocks.pauses_of(fields, control, game.seats)
+    clocks = Clocks.start(control, game.seats, now, decision["to_act"], pauses)
+    fields.update(game_clocks.clock_fields(clocks, [], decision["step"], active))
+    return fields
+
+
+def _accepted_at(fields: dict[str, str]) -> int:
+    """An entry's acceptance as Unix seconds (the stream keeps it as RFC 3339 text)."""
+    t = fields["t"]
+    return int(t) if t.isdigit() else moment(t)
+
+
+def _clocks_of(game: Game, entries: list[tuple[int, dict[str, str]]]) -> Clocks | None:
+    """The game's clocks as its last commit left them; a game that started before it kept
+    clocks gets them now, running from its first pending entry."""
+    control = game_clocks.control(game.platform)
+    if control is None:
+        return None
+    clocks = game_clocks.clocks_of(game.raw, control, game.seats)
+    if clocks is None:
+        clocks = Clocks.start(control, game.seats, _accepted_at(entries[0][1]), game.to_act,
+                              game_clocks.pauses_of(game.raw, control, game.seats))
+    return clocks
 
 
 def _finish_fields(result: dict[str, Any]) -> dict[str, str]:
@@ -329,6 +377,8 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
         rejected[str(seq)] = json.dumps({"code": code, "detail": detail})
         told.append(notices.rejection_notice(seat, step, seq, code, detail))
 
+    clocks = _clocks_of(game, entries) if result is None else None
+    gifts = game_clocks.gifts_of(game.raw) if clocks is not None else []
     dumped = state_json
     for seq, fields in entries:
         envelope = signing.load_json(fields["env"])
@@ -343,33 +393,40 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
                    f"The move names step {payload['step']}, the game is at step {step}.")
             continue
         rng = rng_for(signing.b64url_decode(envelope["signature"]))
-        try:
-            state, new_events = engine.apply(state, seat, move, rng)
-        except IllegalMove as err:
-            reject(seq, seat, step, err.code, err.message)
-            continue
         late = is_timeout(envelope)
-        if late:  # what the rules call a move, the record calls a timeout first
+        if late and is_abort(envelope):  # the platform's, not the rules': the game ends
+            new_events = abort_events(payload)
+        else:
+            try:
+                state, new_events = engine.apply(state, seat, move, rng)
+            except IllegalMove as err:
+                reject(seq, seat, step, err.code, err.message)
+                continue
+        if late and not is_abort(envelope):  # a move to the rules, a timeout to the record
             new_events = [timeout_event(payload), *new_events]
         events.extend(_event_record(seq, step, e) for e in new_events)
         draws.extend(_draw_records(rng, draw_index, step, seq))
         draw_index += len(rng.draws)
         dumped = signing.dump_state(state)
         hashes.append((seq, signing.sha256_hex(dumped.encode())))
-        result = engine.result(state)
+        result = aborted_result(game.seats) if is_abort(envelope) else engine.result(state)
         if result is not None:
             if late:
                 result = timeout_result(dict(result), payload)
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
+        if clocks is not None:
+            clocks.fold(gifts, seq)
+            clocks.applied(_accepted_at(fields), seat, not late,
+                           [] if result is not None else engine.decision(state)["to_act"])
     decision = engine.decision(state)
     meta_update = {"applied": str(last), **_decision_fields(decision)}
     newly_finished = result if result is not None and game.result is None else None
     if newly_finished is not None:
         meta_update.update(_finish_fields(result))
     if game.result is None:
-        step_changed = decision["step"] != game.step
-        meta_update.update(notices.deadline_fields(game.platform, step_changed, result is None,
-                                                   decision["step"]))
+        if clocks is not None:
+            meta_update.update(game_clocks.clock_fields(clocks, gifts, decision["step"],
+                                                        result is None))
         told += notices.transition_notices(game.seats, game.step, decision["step"],
                                            decision["to_act"], newly_finished,
                                            meta_update.get("deadline"))

@@ -37,24 +37,6 @@ def notice(kind: str, seat: int, step: int, **data: Any) -> str:
                          **data}, option=orjson.OPT_SORT_KEYS).decode()
 
 
-def deadline_fields(platform: dict[str, Any], step_changed: bool, active: bool,
-                    step: int, now: float | None = None) -> dict[str, str]:
-    """Meta fields for the time control: a new deadline whenever a new decision opens.
-
-    The deadline is per decision (the step): every seat asked to act in it has the same one.
-    """
-    tc = platform.get("time_control")
-    if not tc:
-        return {}
-    if not active:
-        return {"deadline": "", "deadline_step": ""}
-    if not step_changed:
-        return {}
-    now = time.time() if now is None else now
-    return {"deadline": str(round(now + tc["seconds_per_move"], 3)),
-            "deadline_step": str(step)}
-
-
 def transition_notices(seats: int, old_step: int | None, step: int, to_act: list[int],
                        finished_result: dict[str, Any] | None, deadline: str | None,
                        started: bool = False) -> list[str]:

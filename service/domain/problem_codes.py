@@ -68,6 +68,13 @@ PLATFORM: dict[str, Code] = _platform(
                         "one (valid 60 s, once)."),
     ("bad_last_event_id", 400, "A stream's `Last-Event-ID` is not an id the stream sent."),
     ("unknown_key", 401, "A move names a `key_id` that no player registered."),
+    ("bad_vacation", 422, "A vacation starts now or later and ends after it starts; moments "
+                          "carry a zone."),
+    ("vacation_too_long", 422, "The vacation is longer than the player's allowance left "
+                               "(`GET /v1/players/{id}/vacation`)."),
+    ("no_clocks", 422, "The game has no time control."),
+    ("bad_seat", 422, "Time is given to another seat of the game."),
+    ("bad_gift", 422, "A gift of time is 60 seconds to 7 days."),
     ("bad_consent", 422, "A consent's statement is not {player, scope: \"all_games\", "
                          "mail_moves, issued_at} of the caller, issued in the last 300 s."),
     ("bad_key_proof", 422, "A registered key's `proof` is not its signature over the "
@@ -108,6 +115,8 @@ PLATFORM: dict[str, Code] = _platform(
                                "(docs/notifications.md \"Address confirmation\")."),
     ("game_over", 409, "The game has ended; no move is accepted any more."),
     ("game_not_started", 409, "Not every seat has joined yet."),
+    ("game_not_active", 409, "The game has not started or has ended."),
+    ("clock_not_running", 409, "Time can be given only to a seat asked to act now."),
     ("game_not_finished", 409, "The record (or full audit), and a board picture of an earlier "
                                "position (`board.svg?step=`), exist only once the game ended."),
     ("stale_step", 409, "The move names a decision that is over (`current_step` says which "

@@ -12,7 +12,9 @@ path; every guarantee stays: the move is checked, signed, receipted, hashed into
 applied in order (the script refuses unless `applied` = `head` = the foreseen seq) and in the
 AOF before the 202.
 
-Everything else still goes to a worker as DESIGN.md says: a move that draws (its outcome
+Everything else still goes to a worker as DESIGN.md says: every move of a game with clocks
+(they read vacations and time given, which may have changed since the state was foreseen),
+a move that draws (its outcome
 needs the game's secret seed, which web processes never read), a move that ends the game
 (its archive is scheduled by the notices' flush), a move the state refuses, every move of a
 game the process did not foresee. A notice that may lead to a delivery (a player with mail or
@@ -68,6 +70,8 @@ def plan_settlement(foreseen: Foreseen, payload: dict[str, Any], canonical_env: 
     game, is refused, or the engine fails). `foreseen.state` is given away: applying the
     move changes it."""
     game = foreseen.game
+    if game.platform.get("time_control"):
+        return None  # its clocks read vacations and gifts the foreseen meta may not have
     seq = foreseen.seq + 1
     # the meta as the store holds it when the script's checks pass
     meta = {**game.raw, "status": "active", "applied": str(foreseen.seq), "head": str(seq),

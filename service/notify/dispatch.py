@@ -29,14 +29,17 @@ from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from parley_protocol.clocks import Clocks
+from parley_protocol.timeouts import ABORT
 from rq import Queue
 
 from service.config import Config
-from service.domain import mail_moves, notices
+from service.domain import game_clocks, mail_moves, notices
 from service.domain.chain import append_server_move, server_envelope
 from service.domain.game import load_game
 from service.domain.game_model import Game
 from service.notify import digest, letters, mail, webhooks
+from service.ops import clock
 from service.storage import game_records, metrics_records, reply_marks
 from service.storage import notify_records as records
 from service.storage.resolve_queue import wake
@@ -417,24 +420,29 @@ def _deadline(game: Game) -> float | None:
 
 def schedule_deadline(store: Store, queue: Queue, game: Game, step: int, due: float) -> None:
     """Schedule the reminder and the timeout of one decision (same ids: scheduling twice is
-    harmless, and each job checks the step when it runs)."""
-    tc = game.platform.get("time_control") or {}
-    fraction = float(tc.get("reminder_fraction", 0))
-    seconds = float(tc.get("seconds_per_move", 0))
-    jobs = [("timeout", due)]
-    if 0 < fraction < 1:
-        jobs.append(("reminder", due - seconds * fraction))
-    for kind, at in jobs:
-        records.add_deadline(store, f"{game.id}|{step}|{kind}", at)
-        queue.enqueue_at(datetime.fromtimestamp(at, tz=UTC), f"{JOB}.deadline_job", game.id,
-                         step, kind, job_id=f"deadline-{game.id}-{step}-{kind}",
-                         job_timeout=120, result_ttl=0, failure_ttl=7 * 86400)
+    harmless, and each job checks the step and the clocks when it runs)."""
+    _schedule(store, queue, game.id, step, "timeout", due)
+    clocks = game_clocks.game_clocks(game)
+    fraction = float((game.platform.get("time_control") or {}).get("reminder_fraction", 0))
+    if clocks is not None and 0 < fraction < 1:
+        at = game_clocks.reminder_at(*clocks, fraction)
+        if at is not None and at < due:
+            _schedule(store, queue, game.id, step, "reminder", at)
+
+
+def _schedule(store: Store, queue: Queue, gid: str, step: int, kind: str, at: float) -> None:
+    """One deadline job, recorded for the sweep (`overdue_deadlines`); a later schedule of the
+    same (game, step, kind) moves the record and adds a job for the new moment."""
+    records.add_deadline(store, f"{gid}|{step}|{kind}", at)
+    queue.enqueue_at(datetime.fromtimestamp(at, tz=UTC), f"{JOB}.deadline_job", gid, step, kind,
+                     job_id=f"deadline-{gid}-{step}-{kind}-{int(at)}", job_timeout=120,
+                     result_ttl=0, failure_ttl=7 * 86400)
 
 
 def overdue_deadlines(store: Store, grace: float = DEADLINE_GRACE) -> list[tuple[str, int, str]]:
     """Deadlines whose job should have run more than `grace` seconds ago."""
     out = []
-    for member in records.due_deadlines(store, time.time() - grace):
+    for member in records.due_deadlines(store, clock.now() - grace):
         gid, step, kind = member.split("|")
         out.append((gid, int(step), kind))
     return out
@@ -442,44 +450,76 @@ def overdue_deadlines(store: Store, grace: float = DEADLINE_GRACE) -> list[tuple
 
 def deadline_due(store: Store, queue: Queue, config: Config, server_key: Any, gid: str,
                  step: int, kind: str) -> str:
-    """A deadline job: remind the seats still to act, or take the timeout action for them.
+    """A deadline job: remind the seats still to act, or take the timeout action for the seats
+    whose clock ran out. A job that finds the moment moved on (a vacation, time given)
+    schedules itself for the new one.
 
     Removed from the deadline index only once done, so a crash midway leaves it to the sweep.
     """
-    outcome = _deadline_action(store, queue, config, server_key, gid, step, kind)
-    records.remove_deadline(store, f"{gid}|{step}|{kind}")
+    outcome, again = _deadline_action(store, queue, config, server_key, gid, step, kind)
+    if again is None:
+        records.remove_deadline(store, f"{gid}|{step}|{kind}")
+    else:
+        _schedule(store, queue, gid, step, kind, again)
     return outcome
 
 
 def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any, gid: str,
-                     step: int, kind: str) -> str:
+                     step: int, kind: str) -> tuple[str, float | None]:
+    """What the job did, and the moment to run again (None: done)."""
     game = load_game(store, gid)
     if game is None or game.status != "active" or game.step != step:
-        return "past"
-    due = _deadline(game)
-    if kind == "timeout" and due is not None and time.time() < due - 1:
-        return "early"  # a newer deadline for this step (cannot happen today; be safe)
-    late = list(game.to_act)
+        return "past", None
+    now = clock.now()
+    clocks = game_clocks.game_clocks(game)
     if kind == "reminder":
+        fraction = float((game.platform.get("time_control") or {}).get("reminder_fraction", 0))
+        at = game_clocks.reminder_at(*clocks, fraction) if clocks is not None else None
+        if at is not None and now < at - 1:
+            return "early", at
+        due = _deadline(game)
         _record(store, gid, [notices.notice(notices.DEADLINE_REMINDER, s, step, deadline=due)
-                             for s in late])
+                             for s in game.to_act])
         flush(store, queue, config, gid)
-        return "reminded"
+        return "reminded", None
+    if clocks is None:  # a game without per-seat clocks: the decision's one deadline
+        due = _deadline(game)
+        if due is not None and now < due - 1:
+            return "early", due
+        late, later = list(game.to_act), None
+    else:
+        late, later = game_clocks.late_seats(*clocks, game.to_act, now)
+    if not late:
+        return "early", later
+    _time_out(store, queue, server_key, game, late, clocks[0] if clocks else None)
+    return "timed_out", later
+
+
+def _time_out(store: Store, queue: Queue, server_key: Any, game: Game, late: list[int],
+              clocks: Clocks | None) -> None:
+    """The timeout action for each late seat: an abort where a seat never made a decision of
+    its own (the game ends without a result), else the game's policy."""
+    gid, step = game.id, game.step
     policy = (game.platform.get("time_control") or {}).get("on_timeout", "forfeit")
     state = store.state(gid) if policy == "skip" else None
+    never_moved = [s for s in late if clocks is not None and not clocks.moved[s]]
     fresh = False
-    for seat in late:
-        move = game.engine.default_move(state, seat) if state is not None else None
+    for seat in never_moved[:1] or late:
+        if never_moved:
+            move: dict[str, Any] = dict(ABORT)
+        else:
+            move = (game.engine.default_move(state, seat) if state is not None else None
+                    ) or {"type": "resign"}
         try:
-            envelope = server_envelope(server_key, gid, seat, step, move or {"type": "resign"})
+            envelope = server_envelope(server_key, gid, seat, step, move)
             fresh |= append_server_move(store, server_key, envelope).schedule
         except Exception as err:  # the step moved on meanwhile: the seat was not late after all
             log.info("game %s: timeout action for seat %d not taken: %s", gid, seat, err)
     _record(store, gid, [notices.notice(notices.TIMED_OUT, s, step) for s in late])
     if fresh or store.mark_pending(gid):
         wake(queue, gid)
-    log.info("game %s: step %d timed out for seats %s (%s)", gid, step, late, policy)
-    return "timed_out"
+    log.info("game %s: step %d timed out for seats %s (%s)", gid, step, late,
+             "abort" if never_moved else policy)
 
 
 def _record(store: Store, gid: str, items: list[str]) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import logging
 import textwrap
-import time
 from collections import deque
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from service.domain.game_model import PLATFORM_EVENTS, Game
 from service.domain.game_reads import reads_of
 from service.notify import prose
 from service.notify.letter_parts import Board, Letter, Line, compose
+from service.ops import clock
 from service.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def due_sentence(due: float, zone: ZoneInfo, yours: bool, now: float | None = No
     """The deadline in the reader's zone and the time left, so nobody converts or counts:
     "Your move is due by Tue 1 Dec 2026, 18:00 CET (in 2 days 5 hours)."
     """
-    left = time_left(due - (time.time() if now is None else now))
+    left = time_left(due - (clock.now() if now is None else now))
     return f"{'Your' if yours else 'The'} move is due by {when(due, zone)} ({left})."
 
 

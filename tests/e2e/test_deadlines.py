@@ -43,11 +43,15 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
     summary = wait_until(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "active"
                          and s, 10, "the game starts")
     assert summary["deadline"] and [d["seat"] for d in summary["deadlines"]] == [0, 1]
-    view = server.get(f"/v1/games/{gid}/view", headers=ann.auth).json()
-    resp = server.post(f"/v1/games/{gid}/moves",
-                       json=ann.envelope(gid, 0, view["step"], view["legal_moves"][0]))
-    assert resp.status_code == 202
-    wait_until(lambda: server.get(f"/v1/games/{gid}").json()["to_act"] == [1], 10, "Red's setup")
+    # both set up and Red moves: Blue, who has made a decision, is late (a seat that never
+    # made one would abort the game instead)
+    for seat, player, to_act in ((0, ann, [1]), (1, bob, [0]), (0, ann, [1])):
+        view = server.get(f"/v1/games/{gid}/view", headers=player.auth).json()
+        resp = server.post(f"/v1/games/{gid}/moves", json=player.envelope(
+            gid, seat, view["step"], view["legal_moves"][0]))
+        assert resp.status_code == 202
+        wait_until(lambda to_act=to_act: server.get(f"/v1/games/{gid}").json()["to_act"]
+                   == to_act, 10, f"seat {seat}'s move")
     # Killed before the reminder (6 s) and the timeout (12 s): the new worker's sweep runs both.
     # (Bob's fourth mail would be the reminder: a kill after it could land mid-delivery of the
     # reminder's webhook, an attempt docs/notifications.md says is then lost.)

@@ -37,8 +37,11 @@ def test_deadlines_are_scheduled_and_shown_in_the_summary(nclient, napp, work) -
     assert summary["deadline"].endswith("Z")
     assert summary["deadlines"] == [{"seat": s, "step": 0, "due": summary["deadline"]}
                                     for s in (0, 1)]
+    due = int(napp.extensions["parley_store"].r.hget(f"{{g:{gid}}}:meta", "deadline"))
     scheduled = napp.extensions["parley_queue"].scheduled_job_registry.get_job_ids()
-    assert sorted(scheduled) == [f"deadline-{gid}-0-reminder", f"deadline-{gid}-0-timeout"]
+    # the reminder when a quarter of the hour is left, the timeout at the end
+    assert sorted(scheduled) == [f"deadline-{gid}-0-reminder-{due - 900}",
+                                 f"deadline-{gid}-0-timeout-{due}"]
 
 
 def test_a_deadline_job_for_a_past_step_does_nothing(nclient, napp, work, smtp) -> None:
@@ -59,27 +62,36 @@ def test_a_deadline_job_for_a_past_step_does_nothing(nclient, napp, work, smtp) 
     assert len(smtp.messages) == mails
 
 
-def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smtp) -> None:
+def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smtp,
+                                                        travel) -> None:
     ann = register(nclient, "ann", "ann@example.org")
     bob = register(nclient, "bob", "bob@example.org")
     gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
     work()
     _setup(nclient, gid, ann, 0)
+    _setup(nclient, gid, bob, 1)
     work()
-    assert notify.deadline_job(gid, 0, "reminder") == "reminded"
-    assert notify.deadline_job(gid, 0, "reminder") == "reminded"
+    _setup(nclient, gid, ann, 0)  # Red's first move
+    work()
+    step = nclient.get(f"/v1/games/{gid}").get_json()["step"]
+    assert notify.deadline_job(gid, step, "reminder") == "early"  # an hour is left
+    travel(2800)
+    assert notify.deadline_job(gid, step, "reminder") == "reminded"
+    assert notify.deadline_job(gid, step, "reminder") == "reminded"
     work()
     reminders = [m for m in smtp.messages if m["X-Parley-Event"] == "deadline.reminder"]
-    assert [m["To"] for m in reminders] == ["bob@example.org"]  # Red has set up already
-    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")  # now past
-    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
-    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"  # the same envelope again
+    assert [m["To"] for m in reminders] == ["bob@example.org"]  # only Blue is to move
+    assert notify.deadline_job(gid, step, "timeout") == "early"
+    travel(801)
+    assert notify.deadline_job(gid, step, "timeout") == "timed_out"
+    assert notify.deadline_job(gid, step, "timeout") == "timed_out"  # the same envelope again
     work()
     summary = nclient.get(f"/v1/games/{gid}").get_json()
     assert summary["status"] == "finished"
     assert summary["result"] == {"winners": [0], "scores": {"0": 0, "1": 0}, "reason": "timeout"}
     audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
-    assert [e["envelope"]["key_id"] for e in audit["entries"]] == [ann.key_id, "server"]
+    assert [e["envelope"]["key_id"] for e in audit["entries"]] == [
+        ann.key_id, bob.key_id, ann.key_id, "server"]
     assert sum(m["X-Parley-Event"] == "deadline.timeout" for m in smtp.messages) == 1
     # the record says what happened: Bob ran out of time; the rules' own events follow
     # unchanged (to the rules a forfeit is a resignation), then the platform's result
@@ -111,35 +123,67 @@ def test_a_timeout_acts_once_however_often_its_job_runs(nclient, napp, work, smt
     assert verify_bundle(untold).failure.startswith("events: event")
 
 
-def test_skip_without_an_engine_default_forfeits(nclient, napp, work) -> None:
+def test_skip_without_an_engine_default_forfeits(nclient, napp, work, travel) -> None:
     ann, bob = register(nclient, "ann"), register(nclient, "bob")
     gid = start_game(nclient, [ann, bob], options=DUEL,
                      time_control={**SLOW, "on_timeout": "skip"})
     work()
-    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")
-    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
+    _setup(nclient, gid, ann, 0)
+    _setup(nclient, gid, bob, 1)
+    work()
+    step = nclient.get(f"/v1/games/{gid}").get_json()["step"]
+    travel(3601)
+    assert notify.deadline_job(gid, step, "timeout") == "timed_out"
     work()
     audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
     moves = [(e["envelope"]["payload"]["seat"], e["envelope"]["payload"]["move"], e["status"])
-             for e in audit["entries"]]
-    # both seats were late: seat 0's forfeit ends the game, seat 1's comes too late
-    assert moves == [(0, {"type": "resign"}, "applied"), (1, {"type": "resign"}, "rejected")]
+             for e in audit["entries"]][2:]
+    # Stratego has no default move: Red forfeits
+    assert moves == [(0, {"type": "resign"}, "applied")]
     assert audit["result"]["winners"] == [1] and audit["result"]["reason"] == "timeout"
-    assert verify_bundle(audit).ok
+    report = verify_bundle(audit)
+    assert report.ok, report.failure
 
 
-def test_a_late_totohu_seat_drops_out_and_the_others_play_on(nclient, napp, work) -> None:
+def test_a_game_nobody_began_is_aborted_not_lost(nclient, napp, work, travel) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
+    work()
+    _setup(nclient, gid, ann, 0)
+    work()
+    travel(3601)
+    assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
+    work()
+    summary = nclient.get(f"/v1/games/{gid}").get_json()
+    # Blue never set up: no winner, no loser
+    assert summary["status"] == "aborted"
+    assert summary["result"] == {"winners": [], "scores": {"0": 0, "1": 0},
+                                 "reason": "aborted"}
+    events = [e for e in _events(nclient, gid) if e["type"] in ("timeout", "game_finished")]
+    assert events == [{"type": "timeout", "seat": 1, "forfeit": False, "aborted": True},
+                      {"type": "game_finished", "result": summary["result"]}]
+
+
+def test_a_late_totohu_seat_drops_out_and_the_others_play_on(nclient, napp, work,
+                                                             travel) -> None:
     players = [register(nclient, n) for n in ("ann", "bob", "cy")]
     gid = start_game(nclient, players, ruleset="totohu", options={"seat_order": "joined"},
                      time_control=SLOW)
     work()
-    for seat in (0, 1):
-        view = nclient.get(f"/v1/games/{gid}/view", headers=players[seat].auth).get_json()
-        env = players[seat].envelope(gid, seat, view["step"], view["legal_moves"][0])
-        assert nclient.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
-    work()
+    moved: set[int] = set()
+    while True:  # play on until Cy, who has made a decision already, is to act again
+        summary = nclient.get(f"/v1/games/{gid}").get_json()
+        cy_again = 2 in summary["to_act"] and 2 in moved
+        for seat in [s for s in summary["to_act"] if not (cy_again and s == 2)]:
+            view = nclient.get(f"/v1/games/{gid}/view", headers=players[seat].auth).get_json()
+            env = players[seat].envelope(gid, seat, view["step"], view["legal_moves"][0])
+            assert nclient.post(f"/v1/games/{gid}/moves", json=env).status_code == 202
+            moved.add(seat)
+        work()
+        if cy_again:
+            break
     step = nclient.get(f"/v1/games/{gid}").get_json()["step"]
-    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")
+    travel(3601)
     assert notify.deadline_job(gid, step, "timeout") == "timed_out"
     work()
     summary = nclient.get(f"/v1/games/{gid}").get_json()

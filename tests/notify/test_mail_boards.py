@@ -104,11 +104,12 @@ def test_a_turn_mail_shows_the_readers_board_as_an_inline_png(nclient, work, smt
     assert f'href="http://127.0.0.1:8000/v1/games/{gid}/view"' in html
 
 
-def test_a_reminder_and_the_end_mail_carry_the_picture(nclient, work, smtp) -> None:
+def test_a_reminder_and_the_end_mail_carry_the_picture(nclient, work, smtp, travel) -> None:
     ann = register(nclient, "ann", "ann@example.org")
     bob = register(nclient, "bob", "bob@example.org")
     gid = start_game(nclient, [ann, bob], options=DUEL, time_control=SLOW)
     work()
+    travel(2700)  # a quarter of the hour left
     assert notify.deadline_job(gid, 0, "reminder") == "reminded"
     work()
     reminder = _mail(smtp, "ann@example.org", "deadline.reminder")

@@ -104,7 +104,7 @@ def test_a_seat_with_nothing_to_decide_at_the_start_gets_the_start_alone(
 
 
 def test_turn_mails_reminders_and_digests_say_when_in_the_readers_zone(
-        nclient, napp, work, smtp) -> None:
+        nclient, napp, work, smtp, travel) -> None:
     ann = register(nclient, "Ann", "ann@example.org")
     bob = register(nclient, "Bob", "bob@example.org")  # no time zone set: UTC, said so
     resp = nclient.patch(f"/v1/players/{ann.id}", json={"time_zone": "Europe/Berlin"},
@@ -120,11 +120,14 @@ def test_turn_mails_reminders_and_digests_say_when_in_the_readers_zone(
     assert (f"\nYour move is due by {utc} (in 2 days 5 hours).\n"
             "(Times are in UTC: you have set no time zone.)\n") in bob_text
 
+    assert notify.deadline_job(gid, 0, "reminder") == "early"  # at half the time
+    travel(95415)
     assert notify.deadline_job(gid, 0, "reminder") == "reminded"
     work()
     reminder = smtp.to("ann@example.org")[-1]
     assert reminder["X-Parley-Event"] == "deadline.reminder"
-    assert f"\nYour move is due by {berlin} (in 2 days 5 hours).\n" in _text(reminder)
+    assert f"\nYour move is due by {berlin} (in 1 day 2 hours).\n" in _text(reminder)
+    travel(-95415)
 
     store, key = napp.extensions["parley_store"], napp.extensions["parley_server_key"]
     assert digest.send_digest(store, Config(), key, ann.id, store.player(ann.id))

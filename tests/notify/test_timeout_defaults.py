@@ -52,10 +52,10 @@ def _finish(client: Any, work: Any, gid: str, players: list) -> dict:
     return audit
 
 
-def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work) -> None:
+def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work, travel) -> None:
     gid, players, summary = _to_order_decision(nclient, work)
     (late,) = summary["to_act"]
-    napp.extensions["parley_store"].r.hset(f"{{g:{gid}}}:meta", "deadline", "1")  # now past
+    travel(3601)
     assert notify.deadline_job(gid, summary["step"], "timeout") == "timed_out"
     work()
     after = nclient.get(f"/v1/games/{gid}").get_json()

@@ -190,7 +190,7 @@ def test_queue_depth_pending_games_and_games_by_status(app, client, run_jobs) ->
                                                                   "archived": 1}
 
 
-def test_a_timeout_is_counted_once_as_a_server_move(app, client, monkeypatch) -> None:
+def test_a_timeout_is_counted_once_as_a_server_move(app, client, monkeypatch, travel) -> None:
     from workers import resolve
 
     monkeypatch.setattr(resolve, "DRAIN_LINGER", 0.0)
@@ -206,7 +206,7 @@ def test_a_timeout_is_counted_once_as_a_server_move(app, client, monkeypatch) ->
     setup = view(client, gid, ann)["legal_moves"][0]
     assert post_move(client, gid, ann, 0, setup).status_code == 202
     work()
-    app.extensions["parley_store"].r.hset(game_key(gid, "meta"), "deadline", "1")  # now past
+    travel(3601)
     assert notify.deadline_job(gid, 0, "timeout") == "timed_out"
     assert notify.deadline_job(gid, 0, "timeout") == "timed_out"  # the same envelope again
     work()

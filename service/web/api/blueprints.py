@@ -13,7 +13,8 @@ from service.web.api.problem_docs import blp as problems
 from service.web.api.records import blp as records
 from service.web.api.rulesets import blp as rulesets
 from service.web.api.system import blp as system
+from service.web.api.time_away import blp as clocks
 from service.web.api.webhook_subscriptions import blp as webhooks
 
 BLUEPRINTS = [players, email, consents, key_claims, rulesets, games, invitations, moves, batch,
-              records, system, webhooks, mail, problems]
+              records, system, webhooks, mail, problems, clocks]

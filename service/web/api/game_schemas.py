@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.domain.envelope import StrictInt
 from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema
@@ -59,12 +59,50 @@ class ParsedMoveSchema(Schema):
         "description": "the same move written the way the game writes it (`format_move`)"})
 
 
+#: the longest any clock amount may be (seconds): 60 days
+CLOCK_MAX = 60 * 86400
+_CLOCK_RANGE = validate.Range(min=1, max=CLOCK_MAX)
+#: the members each clock system needs and allows besides the common ones
+_SYSTEM_FIELDS = {"per_move": ({"seconds_per_move"}, set()),
+                  "fischer": ({"initial", "increment"}, {"maximum"}),
+                  "total": ({"initial"}, set())}
+
+
 class TimeControlSchema(Schema):
-    seconds_per_move = fields.Integer(required=True, validate=validate.Range(min=1,
-                                                                            max=60 * 86400))
-    reminder_fraction = fields.Float(load_default=0.5, validate=validate.Range(min=0, max=1))
+    """A game's clock (docs/games.md "Clocks"); amounts in seconds."""
+
+    system = fields.String(load_default="per_move", validate=validate.OneOf(list(_SYSTEM_FIELDS)),
+                           metadata={"description": "`per_move`: a fixed time for each turn; "
+                                     "`fischer`: a bank, an increment after each turn, a cap; "
+                                     "`total`: one bank for the whole game"})
+    seconds_per_move = fields.Integer(validate=_CLOCK_RANGE, metadata={
+        "description": "per_move: the time of each turn"})
+    initial = fields.Integer(validate=_CLOCK_RANGE, metadata={
+        "description": "fischer and total: the bank at the start"})
+    increment = fields.Integer(validate=validate.Range(min=0, max=CLOCK_MAX), metadata={
+        "description": "fischer: added to the bank after each turn"})
+    maximum = fields.Integer(validate=_CLOCK_RANGE, metadata={
+        "description": "fischer: the increment never raises the bank above it"})
+    weekends_off = fields.Boolean(load_default=False, metadata={
+        "description": "clocks stop from Saturday 00:00 to Monday 00:00 in each player's zone"})
+    reminder_fraction = fields.Float(load_default=0.5, validate=validate.Range(min=0, max=1),
+                                     metadata={"description": "remind a seat when this share "
+                                               "of its turn's time is left (0: never)"})
     on_timeout = fields.String(load_default="forfeit",
                                validate=validate.OneOf(["forfeit", "skip"]))
+
+    @validates_schema
+    def _system_members(self, data: dict, **_: object) -> None:
+        needed, optional = _SYSTEM_FIELDS[data.get("system", "per_move")]
+        amounts = {"seconds_per_move", "initial", "increment", "maximum"}
+        errors = {name: [f"required by the {data.get('system', 'per_move')} system"]
+                  for name in needed if name not in data}
+        errors.update({name: [f"not part of the {data.get('system', 'per_move')} system"]
+                       for name in amounts - needed - optional if name in data})
+        if "maximum" in data and "initial" in data and data["maximum"] < data["initial"]:
+            errors["maximum"] = ["must be at least `initial`"]
+        if errors:
+            raise ValidationError(errors)
 
 
 class GameCreateSchema(Schema):
@@ -86,6 +124,19 @@ class DeadlineSchema(Schema):
     due = fields.String(required=True)
 
 
+class SeatClockSchema(Schema):
+    seat = fields.Integer(required=True)
+    left = fields.Integer(required=True, metadata={"description": "seconds left now"})
+    running = fields.Boolean(required=True, metadata={
+        "description": "the seat is asked to act and its clock runs now (not on vacation, "
+                       "not a weekend off)"})
+    due = fields.String(allow_none=True, metadata={
+        "description": "when the seat's clock runs out (UTC), while it is asked to act"})
+    away_from = fields.String(allow_none=True, metadata={
+        "description": "the player's current or next vacation: its start (UTC)"})
+    away_until = fields.String(allow_none=True, metadata={"description": "and its end (UTC)"})
+
+
 class GameSummarySchema(Schema):
     id = fields.String(required=True)
     ruleset = fields.String(required=True)
@@ -101,6 +152,8 @@ class GameSummarySchema(Schema):
         "description": "when the current decision times out (UTC), if the game has a time control"})
     deadlines = fields.List(fields.Nested(DeadlineSchema), metadata={
         "description": "each seat asked to act, with its deadline"})
+    clocks = fields.List(fields.Nested(SeatClockSchema), allow_none=True, metadata={
+        "description": "every seat's clock, if the game has a time control"})
     result = fields.Dict(allow_none=True)
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of server seed"})
     created_at = fields.String()
@@ -287,5 +340,8 @@ class AuditSchema(Schema):
     draws = fields.List(fields.Dict())
     state_hashes = fields.List(fields.Dict())
     result = fields.Dict(allow_none=True)
+    clocks = fields.Dict(metadata={
+        "description": "games with a time control: what recomputes every clock (the first "
+                       "decision's start, zones, vacations, time given; docs/audit.md §17)"})
     server_key = fields.String()
     signature = fields.String()

@@ -8,10 +8,11 @@ from urllib.parse import urlencode
 from flask import Response, redirect, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from parley_protocol.timeouts import ABORTED
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS
-from service.domain import boards
+from service.domain import boards, game_clocks
 from service.domain.accept import get_game_or_404
 from service.domain.game import create_game, events_page, load_game, seat_view
 from service.domain.game_model import Game
@@ -46,18 +47,38 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games an
 
 
 def deadlines(game: Game) -> dict:
-    """The current decision's deadline (the same for every seat asked to act), if any."""
+    """The decision's deadline (the first clock to run out), each asked seat's own, and every
+    seat's clock (`clocks`: None without a time control)."""
+    clocks = game_clocks.seat_clocks(game.raw, game.platform, game.seats)
     due = dispatch.iso(float(game.raw["deadline"])) if game.raw.get("deadline") else None
+    shown = None if clocks is None else [
+        {"seat": c["seat"], "left": c["left"], "running": c["running"],
+         "due": dispatch.iso(c["due"]),
+         "away_from": dispatch.iso(c["away"][0]) if c["away"] else None,
+         "away_until": dispatch.iso(c["away"][1]) if c["away"] else None} for c in clocks]
     if due is None or game.status != "active":
-        return {"deadline": None, "deadlines": []}
-    return {"deadline": due, "deadlines": [{"seat": s, "step": game.step, "due": due}
-                                           for s in game.to_act]}
+        return {"deadline": None, "deadlines": [], "clocks": shown}
+    if clocks is None:  # a game that started before it kept clocks: one deadline for all
+        return {"deadline": due, "deadlines": [{"seat": s, "step": game.step, "due": due}
+                                               for s in game.to_act], "clocks": None}
+    dues = [c["due"] for c in clocks if c["due"] is not None]
+    due = dispatch.iso(min(dues)) if dues else None
+    return {"deadline": due, "clocks": shown,
+            "deadlines": [{"seat": c["seat"], "step": game.step, "due": dispatch.iso(c["due"])}
+                          for c in clocks if c["due"] is not None]}
+
+
+def status_shown(game: Game) -> str:
+    """The status a reader sees: a game ended by an abort is `aborted`, not `finished`."""
+    if game.status == "finished" and (game.result or {}).get("reason") == ABORTED:
+        return "aborted"
+    return game.status
 
 
 def summary(game: Game) -> dict:
     return {
         "id": game.id, "ruleset": game.ruleset, "options": {**game.options, **game.platform},
-        "status": game.status, "seats": game.seats,
+        "status": status_shown(game), "seats": game.seats,
         "players": [{"seat": i, "player": p} for i, p in enumerate(game.players)],
         "step": game.step, "step_kind": game.step_kind, "to_act": game.to_act,
         **deadlines(game), "result": game.result, "commitment": game.commitment,
