@@ -1,7 +1,7 @@
 """The `parley` command: run the server (or one of its processes: web, worker, stream), check
 the store (`fsck`), or write the OpenAPI document; and the player's client commands (keygen,
-register, games, new, join, view, move, audit, export, verify) from `service.client.commands`,
-documented in docs/cli.md."""
+register, games, new, join, view, move, away, back, give, audit, export, verify, and more) from
+`service.client.commands`, documented in docs/cli.md."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,14 @@ from parley_protocol.verify_command import InputError, verify_files
 from parley_protocol.verify_command import add_arguments as add_verify_arguments
 
 from engines.sentences import join
+from service.client.clock_command import (
+    add_clock_commands,
+    add_clock_options,
+    describe_control,
+    games_suffix,
+    seat_notes,
+    time_control_of,
+)
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
 from service.client.roster import Roster, seat_of
 from service.client.session import (
@@ -31,6 +40,7 @@ from service.client.session import (
     ClientError,
     Http,
     Session,
+    UsageError,
     compact,
     config_path,
     key_path,
@@ -176,6 +186,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         out("no games yet: `parley new RULESET` creates one, `parley join GAME` joins one")
         return 0
     out(f"{'GAME':<16} {'RULESET':<11} {'STATUS':<9} {'STEP':>4}  {'TO ACT':<16} WITH")
+    now = datetime.now().astimezone()
     for g in games:
         seat = seat_of(g, me)
         name = roster.namer(g, seat)
@@ -185,7 +196,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         turn = " <- your turn" if seat is not None and seat in g["to_act"] \
             and g["status"] == "active" else ""
         out(f"{g['id']:<16} {g['ruleset']:<11} {g['status']:<9} {g['step']:>4}  {to_act:<16} "
-             f"{join(others) or '-'}{turn}")
+             f"{join(others) or '-'}{turn}{games_suffix(g, name, now)}")
     return 0
 
 
@@ -235,6 +246,7 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Create a game (nobody seated, the creator neither); --join takes a seat at once."""
+    time_control = time_control_of(args)  # a usage error before any request
     session = Session(args)
     session.require_player()
     seats = args.players
@@ -245,10 +257,15 @@ def cmd_new(args: argparse.Namespace) -> int:
                               f"{', '.join(sorted(rulesets))}")
         seats = rulesets[args.ruleset]["min_players"]
     options = dict(parse_option(o) for o in args.option)
-    game = session.http.post("/v1/games", {"ruleset": args.ruleset, "players": seats,
-                                           "options": options})
+    body: dict[str, Any] = {"ruleset": args.ruleset, "players": seats, "options": options}
+    if time_control is not None:
+        body["time_control"] = time_control
+    game = session.http.post("/v1/games", body)
+    shown = {k: v for k, v in game["options"].items() if k != "time_control"}
     out(f"created {game['id']}: {game['ruleset']} for {game['seats']} seats, "
-         f"options {compact(game['options'])}")
+         f"options {compact(shown)}")
+    if game["options"].get("time_control"):
+        out(f"clock: {describe_control(game['options']['time_control'])}")
     out(f"dice commitment: {game['commitment']}")
     if args.join:
         return _join(session, game["id"], None)
@@ -317,6 +334,10 @@ def cmd_view(args: argparse.Namespace) -> int:
          f"  ({view.get('step_kind') or '-'})  to act: {to_act}")
     if view.get("result"):
         out(f"result: {result_sentence(view['result'], name, int(summary['seats']), engine)}")
+    clocks = seat_notes(summary, name, datetime.now().astimezone(), full=True) \
+        if summary.get("status") == "active" else []
+    if clocks:
+        out(f"clocks: {'; '.join(clocks)}")
     if view["seat"] is None:
         out("you watch as a spectator (you hold no seat)")
         return 0
@@ -464,7 +485,7 @@ def _handler(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
             return func(args)
         except ClientError as err:
             sys.stderr.write(f"parley {args.command}: {err}\n")
-            return 1
+            return 2 if isinstance(err, UsageError) else 1
 
     return run
 
@@ -504,6 +525,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a game option; VALUE is JSON or a plain string (repeatable)")
     p.add_argument("--join", action="store_true", help="take a seat at once")
+    add_clock_options(p)
     p = add("join", cmd_join, "take a seat in a game (with a random client seed)")
     p.add_argument("game")
     p.add_argument("--seat", type=int, help="a seat number (default: the first free one)")
@@ -533,3 +555,4 @@ def add_commands(sub: Any) -> None:
 
     add_watch(add)
     add_settings(add)
+    add_clock_commands(add)

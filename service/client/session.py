@@ -37,6 +37,11 @@ class ClientError(Exception):
     """A failure to report to the user in one line; the command exits with status 1."""
 
 
+class UsageError(ClientError):
+    """Wrong usage the argument parser cannot see (options that go together, a moment that
+    does not parse); the command exits with status 2, as for any usage error."""
+
+
 class ApiError(ClientError):
     """A problem JSON answer from the server: status, machine-readable code, detail."""
 

@@ -123,6 +123,9 @@ def seat_view(gid: str, meta: dict[str, str], state_json: str | None,
             "step_kind": record.step_kind, "to_act": record.to_act, "state": None,
             "legal_moves": [], "legal_moves_notation": [], "legal_moves_complete": True,
             "result": record.result, "text": None}
+    clocks = game_clocks.public_clocks(meta, record.platform, record.seats)
+    if clocks is not None:
+        body["clocks"] = clocks
     if state_json is None:
         return body
     engine = get_engine(record.ruleset)

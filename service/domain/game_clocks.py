@@ -31,7 +31,7 @@ from service.domain.game_model import Game
 from service.domain.problems import Conflict, Forbidden, InvalidRequest
 from service.ops import clock
 from service.storage import clock_records
-from service.storage.store import Store
+from service.storage.store import Store, iso
 
 
 def control(platform: Mapping[str, Any]) -> TimeControl | None:
@@ -143,6 +143,18 @@ def seat_clocks(meta: Mapping[str, str], platform: Mapping[str, Any], seats: int
                     "running": due is not None and not _paused(clocks.pauses[seat], moment),
                     "due": due, "away": min(away) if away else None})
     return out
+
+
+def public_clocks(meta: Mapping[str, str], platform: Mapping[str, Any], seats: int
+                  ) -> list[dict[str, Any]] | None:
+    """`seat_clocks` as the API, views and webhooks show them: moments in RFC 3339."""
+    clocks = seat_clocks(meta, platform, seats)
+    if clocks is None:
+        return None
+    return [{"seat": c["seat"], "left": c["left"], "running": c["running"],
+             "due": iso(c["due"]) if c["due"] is not None else None,
+             "away_from": iso(c["away"][0]) if c["away"] else None,
+             "away_until": iso(c["away"][1]) if c["away"] else None} for c in clocks]
 
 
 def _paused(pauses: Pauses, moment: int) -> bool:

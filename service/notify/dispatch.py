@@ -398,6 +398,9 @@ def _payload(store: Store, config: Config, game: Game, notice: dict[str, Any]) -
         "status": game.status, "to_act": game.to_act,
         "deadline": iso(_deadline(game)), "links": _links(config, game.id),
     }
+    clocks = game_clocks.public_clocks(game.raw, game.platform, game.seats)
+    if clocks is not None:
+        data["clocks"] = clocks
     if notice["type"] == notices.TURN_STARTED:
         data["view"] = _view(store, game, seat)
     for name in ("result", "seq", "code", "detail"):

@@ -26,7 +26,7 @@ from engines.contract import Engine
 from engines.sentences import join
 from service.client.move_input import label
 from service.config import Config
-from service.domain import notices
+from service.domain import game_clocks, notices
 from service.domain.boards import seat_names
 from service.domain.game_model import PLATFORM_EVENTS, Game
 from service.domain.game_reads import reads_of
@@ -110,7 +110,7 @@ def write(store: Store, config: Config, game: Game, notice: dict[str, Any],
     seat_name = prose.seat_namer(names, seat)
     title = engine.title
     with_whom = f"{title} with {join(others)}" if others else title
-    due = _due(game, player, seat)
+    due = _due(game, player, seat, names)
 
     lines: list[Line] = [f"Hello {player.get('name') or 'there'},", ""]
     result = notice.get("result") or game.result
@@ -162,7 +162,7 @@ def answer(store: Store, config: Config, game: Game | None, seat: int | None,
     if game is not None and seat is not None and pid is not None:
         names = seat_names(store, game)
         subject = subject_of(game, names, pid)
-        lines += _position(store, game, seat, names, _due(game, player, seat), True, reply)
+        lines += _position(store, game, seat, names, _due(game, player, seat, names), True, reply)
         lines += ["", "-- ", f"Game {game.id} ({game.ruleset}), step {game.step}",
                   f"Game:  {config.BASE_URL}/v1/games/{game.id}"]
     else:
@@ -184,7 +184,7 @@ def digest(store: Store, config: Config, player: dict[str, str], pid: str,
         others = [name for i, name in enumerate(names) if i != seat]
         lines += ["", f"== {n}. {game.engine.title} with {join(others)} "
                       f"(game {game.id}) =="]
-        lines += _position(store, game, seat, names, _due(game, player, seat), True, reply,
+        lines += _position(store, game, seat, names, _due(game, player, seat, names), True, reply,
                            own_mail=len(waiting) == 1,
                            cid=f"board-{game.id}-{game.step}-{seat}-digest")
     lines += ["", "-- ", "You get one digest a day instead of a mail per turn: change it with "
@@ -219,13 +219,29 @@ def _deadline(game: Game) -> float | None:
     return float(raw) if raw else None
 
 
-def _due(game: Game, player: dict[str, str], seat: int) -> list[str]:
+def _due(game: Game, player: dict[str, str], seat: int, names: Sequence[str] = ()
+         ) -> list[str]:
     """The deadline of an active game in the reader's zone and the time left ([] without
-    one); a reader who set no zone is told the times are UTC."""
-    due = _deadline(game)
-    if due is None or game.status != "active":
+    one): the reader's own clock's when it runs, else the first to run out; and who is on
+    vacation until when. A reader who set no zone is told the times are UTC."""
+    if game.status != "active":
         return []
-    lines = _wrapped(due_sentence(due, time_zone(player), seat in game.to_act))
+    clocks = game_clocks.seat_clocks(game.raw, game.platform, game.seats)
+    due = _deadline(game)
+    if clocks is not None:
+        dues = [c["due"] for c in clocks if c["due"] is not None]
+        due = clocks[seat]["due"] or (min(dues) if dues else None)
+    if due is None:
+        return []
+    zone = time_zone(player)
+    lines = _wrapped(due_sentence(due, zone, seat in game.to_act))
+    for c in clocks or ():
+        if c["away"] is not None and c["away"][0] <= clock.now():
+            who = "You are" if c["seat"] == seat else \
+                f"{names[c['seat']] if c['seat'] < len(names) else 'A player'} is"
+            lines += _wrapped(f"{who[0].upper()}{who[1:]} on vacation until "
+                              f"{when(c['away'][1], zone)}: that clock stands still "
+                              "meanwhile.")
     if not player.get("time_zone"):
         lines.append("(Times are in UTC: you have set no time zone.)")
     return lines

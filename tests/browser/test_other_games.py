@@ -27,6 +27,9 @@ def test_several_turns_each(player, tmp_path, ruleset) -> None:
     for p in (ann, bob):
         wait_active(p)
     texts = [game_state(p)["text"] for p in (ann, bob)]
-    assert any(re.search(r"Time left: 2[34] h \d+ min\.", t) for t in texts), texts
+    assert any(re.search(r"Time left: (1 d 0 h|23 h \d+ min)\.", t) for t in texts), texts
+    # every seat's clock: the seat to act has about a day, running
+    assert all(re.search(r"Clocks: .*(1 d 0 h|23 h \d+ min) \(running\)", t) for t in texts), \
+        texts
     play_turns(ann, bob, 8)
     assert not ann.errors and not bob.errors, ann.errors + bob.errors

@@ -81,8 +81,13 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
 
     wait_until(lambda: len(receiver.requests) >= 3, 10, "three webhook deliveries")
     verifier = Webhook(hook["secret"])
-    kinds = [verifier.verify(r["body"], r["headers"])["type"] for r in receiver.requests]
-    assert sorted(kinds) == ["deadline.reminder", "deadline.timeout", "game.finished"]
+    bodies = {(b := verifier.verify(r["body"], r["headers"]))["type"]: b
+              for r in receiver.requests}
+    assert sorted(bodies) == ["deadline.reminder", "deadline.timeout", "game.finished"]
+    # the reminder tells Bob's clock: running, due within the twelve seconds, none away
+    (bob_clock,) = [c for c in bodies["deadline.reminder"]["data"]["clocks"] if c["seat"] == 1]
+    assert bob_clock["running"] and 0 <= bob_clock["left"] <= 12
+    assert bob_clock["due"] and bob_clock["away_until"] is None
 
     bundle = server.get(f"/v1/games/{gid}/audit").json()
     report = verify_bundle(bundle)

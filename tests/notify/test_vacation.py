@@ -65,6 +65,8 @@ def test_two_weeks_away_lose_no_game(nclient, napp, work, smtp, travel) -> None:
     # Ann sees that Bob is away and until when; Bob's clock stands still meanwhile
     seen = nclient.get(f"/v1/games/{gid}", headers=ann.auth).get_json()["clocks"][1]
     assert seen["away_until"] == away["away_until"] and not seen["running"]
+    view = nclient.get(f"/v1/games/{gid}/view", headers=ann.auth).get_json()
+    assert view["clocks"][1] == seen  # the view shows the same clocks
 
     travel(4 * DAY + HOUR)  # without the vacation Bob's clock would have run out by now
     assert notify.deadline_job(gid, step, "timeout") == "early"
@@ -167,3 +169,37 @@ def test_the_allowance_grows_by_a_twelfth_each_month_up_to_a_year(nclient, trave
     travel(400 * DAY)
     assert nclient.get(f"/v1/players/{bob.id}/vacation", headers=bob.auth).get_json()[
         "seconds_left"] == 30 * DAY
+
+
+def test_my_turns_come_most_urgent_first(nclient, work) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    slow = start_game(nclient, [ann, bob], options=DUEL,
+                      time_control={"seconds_per_move": 5 * DAY})
+    none = start_game(nclient, [ann, bob], options=DUEL)
+    fast = start_game(nclient, [ann, bob], options=DUEL,
+                      time_control={"system": "total", "initial": DAY})
+    work()
+    for gid in (slow, none, fast):
+        _move(nclient, gid, ann, 0, work)  # Ann has set up: Bob is to act in all three
+    listed = nclient.get("/v1/games?turn=mine&limit=1", headers=bob.auth).get_json()
+    assert [g["id"] for g in listed["games"]] == [fast, slow, none]
+    assert listed["next"] is None
+    assert nclient.get("/v1/games?turn=mine", headers=ann.auth).get_json()["games"] == []
+
+
+def test_the_mail_says_who_is_away_until_when(nclient, napp, work, smtp, travel) -> None:
+    gid, ann, bob = _blue_to_move(nclient, work, smtp)
+    _move(nclient, gid, bob, 1, work)  # Ann to move, Bob free to leave
+    until = _iso_in(10 * DAY)
+    assert nclient.put(f"/v1/players/{bob.id}/vacation", json={"until": until},
+                       headers=bob.auth).status_code == 200
+    step = _summary(nclient, gid)["step"]
+    travel(4 * DAY)  # Ann's bank is five days: the reminder falls at a quarter left
+    assert notify.deadline_job(gid, step, "reminder") == "reminded"
+    work()
+    reminder = smtp.to("ann@example.org")[-1]
+    assert reminder["X-Parley-Event"] == "deadline.reminder"
+    text = reminder.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+    day = time.gmtime(clock.now() - 4 * DAY + 10 * DAY)
+    assert f"Bob is on vacation until {time.strftime('%a', day)} {day.tm_mday} " in \
+        " ".join(text.split())

@@ -166,7 +166,9 @@ class GameListQuerySchema(CursorQuerySchema):
         ["open", "full", "active", "finished"]), metadata={
         "description": "only games in this status (open and full: waiting for players)"})
     turn = fields.String(validate=validate.OneOf(["mine"]), metadata={
-        "description": "`mine`: only games where one of the caller's seats is to act"})
+        "description": "`mine`: only games where one of the caller's seats is to act, all "
+                       "in one page, the most urgent first (the earliest deadline of the "
+                       "caller's own clock, then games without a clock)"})
 
 
 class GameListSchema(Schema):
@@ -221,6 +223,8 @@ class _ViewFields(Schema):
                        "(a Stratego setup, a Cartagena rum deal, an Elfenland war placement): "
                        "other moves are legal too (`parseNotation` reads one typed)"})
     result = fields.Dict(allow_none=True)
+    clocks = fields.List(fields.Nested(SeatClockSchema), metadata={
+        "description": "games with a time control: every seat's clock (as in the summary)"})
     text = fields.String(allow_none=True, metadata={
         "description": "the board as plain text, with the players' names (\"you\" for the "
                        "caller's seat); null before the game starts"})

@@ -23,6 +23,7 @@ from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import InvalidRequest, NotFound
 from service.domain.seating import take_seat
 from service.notify import dispatch
+from service.storage.store import Store
 from service.web.api import deps
 from service.web.api.deps import PROBLEM
 from service.web.api.game_schemas import (
@@ -49,23 +50,17 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games an
 def deadlines(game: Game) -> dict:
     """The decision's deadline (the first clock to run out), each asked seat's own, and every
     seat's clock (`clocks`: None without a time control)."""
-    clocks = game_clocks.seat_clocks(game.raw, game.platform, game.seats)
+    clocks = game_clocks.public_clocks(game.raw, game.platform, game.seats)
     due = dispatch.iso(float(game.raw["deadline"])) if game.raw.get("deadline") else None
-    shown = None if clocks is None else [
-        {"seat": c["seat"], "left": c["left"], "running": c["running"],
-         "due": dispatch.iso(c["due"]),
-         "away_from": dispatch.iso(c["away"][0]) if c["away"] else None,
-         "away_until": dispatch.iso(c["away"][1]) if c["away"] else None} for c in clocks]
     if due is None or game.status != "active":
-        return {"deadline": None, "deadlines": [], "clocks": shown}
+        return {"deadline": None, "deadlines": [], "clocks": clocks}
     if clocks is None:  # a game that started before it kept clocks: one deadline for all
         return {"deadline": due, "deadlines": [{"seat": s, "step": game.step, "due": due}
                                                for s in game.to_act], "clocks": None}
-    dues = [c["due"] for c in clocks if c["due"] is not None]
-    due = dispatch.iso(min(dues)) if dues else None
-    return {"deadline": due, "clocks": shown,
-            "deadlines": [{"seat": c["seat"], "step": game.step, "due": dispatch.iso(c["due"])}
-                          for c in clocks if c["due"] is not None]}
+    dues = [{"seat": c["seat"], "step": game.step, "due": c["due"]} for c in clocks
+            if c["due"] is not None]
+    return {"deadline": min((d["due"] for d in dues), default=None), "deadlines": dues,
+            "clocks": clocks}
 
 
 def status_shown(game: Game) -> str:
@@ -151,7 +146,9 @@ def games_page(pid: str, query: dict) -> dict:
     in Redis and the archived ones, merged in id order (archived games are all finished, so
     a filter for another status or for `turn=mine` skips the archive)."""
     store = deps.store()
-    archived = query.get("status") in (None, "finished") and query.get("turn") != "mine"
+    if query.get("turn") == "mine":
+        return _my_turns(store, pid, query)
+    archived = query.get("status") in (None, "finished")
     games: list[dict] = []
     last = None
     for gid, meta in player_games(store, pid, query["cursor"] or query["after"], archived):
@@ -162,6 +159,30 @@ def games_page(pid: str, query: dict) -> dict:
         if game is not None and _wanted(game, pid, query):
             games.append(summary(game))
     return {"games": games, "next": None}
+
+
+#: at most so many games waiting for one player are listed (most urgent first)
+MY_TURNS_MAX = 1000
+
+
+def _my_turns(store: Store, pid: str, query: dict) -> dict:
+    """Every game waiting for the player, in one page, the most urgent first: by the
+    player's own clock's due moment (the earliest first), then games without a clock, by id.
+    A player waits in few games at once, so this is one page; `limit` and the cursor do not
+    apply."""
+    found = []
+    for gid, _ in player_games(store, pid, None, False):
+        game = load_game(store, gid)
+        if game is not None and _wanted(game, pid, query):
+            found.append(summary(game))
+            if len(found) == MY_TURNS_MAX:
+                break
+
+    def urgency(shown: dict) -> tuple[int, str, str]:
+        mine = [d["due"] for d in shown["deadlines"]
+                if shown["players"][d["seat"]]["player"] == pid]
+        return (0, min(mine), shown["id"]) if mine else (1, "", shown["id"])
+    return {"games": sorted(found, key=urgency), "next": None}
 
 
 @blp.route("/<game>")

@@ -130,6 +130,9 @@ class WebhookDataSchema(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     deadline = fields.String(allow_none=True, required=True)
     links = fields.Nested(WebhookLinksSchema, required=True)
+    clocks = fields.List(fields.Dict(), metadata={
+        "description": "games with a time control: each seat's clock at sending "
+                       "(as `clocks` of the game summary)"})
     view = fields.Dict(metadata={"description": "turn.started: the seat's view of the game"})
     result = fields.Dict(metadata={"description": "game.finished: winners, scores, reason"})
     seq = fields.Integer(metadata={"description": "move.rejected: the move's sequence number"})

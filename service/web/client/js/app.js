@@ -260,6 +260,7 @@ async function gameView(gid) {
       ? `Finished. ${ended ? ended.text : JSON.stringify(view.result)}`
       : view.status === "active"
         ? `Step ${view.step}. ${yours ? "Your turn." : `Waiting for ${toAct}.`}${deadline}`
+          + clockLine(view.clocks, seatName)
         : `Waiting for players (${view.status}).`;
     info.dataset.step = String(view.step);
     info.dataset.status = view.status;
@@ -378,9 +379,22 @@ function sameMove(a, b) {
 }
 
 function timeLeft(deadline) {
-  const s = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+  return span(Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000)));
+}
+
+function span(s) {
+  if (s >= 86400) return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
   return s > 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
     : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+// every seat's clock: time left, whether it runs, and a vacation (games.md "Clocks")
+function clockLine(clocks, seatName) {
+  if (!clocks) return "";
+  return " Clocks: " + clocks.map((c) => `${seatName(c.seat)} ${span(c.left)}`
+    + (c.running ? " (running)" : "")
+    + (c.away_until ? `, away until ${new Date(c.away_until).toLocaleString()}` : "")).join("; ")
+    + ".";
 }
 
 // ---- routing and live updates ---------------------------------------------------------------
