@@ -3,9 +3,11 @@
 Nothing here talks to a server or to Redis. Given the bundle of a finished game, the verifier
 re-derives everything the server claims from first principles: the commitment from the revealed
 seed, every envelope's signature from the players' keys, the entry-hash chain from the envelopes,
-every draw from the seeds and signatures, and every state hash by replaying the engine from the
-start. A record (`GET /v1/games/{id}/record`) is an audit bundle plus the game's events; the
-events carry no signature of their own because the replay re-creates them exactly.
+every draw from the seeds and signatures, every state hash by replaying the engine from the
+start, and in a timed game every seat's clock, to check that each timeout action was due
+(`parley_protocol.clock_check`). A record (`GET /v1/games/{id}/record`) is an audit bundle
+plus the game's events; the events carry no signature of their own because the replay
+re-creates them exactly.
 
 Checks run in a fixed order and stop at the first failure, whose message says what and where.
 The bundle signature is checked last on purpose: it only says *who* published the bundle, while
@@ -26,7 +28,18 @@ from engines.contract import Engine, IllegalMove
 from engines.registry import get_engine
 from engines.rng import AuditedRng, game_seed, move_key, start_key
 from parley_protocol import signing
-from parley_protocol.timeouts import TIMEOUT, is_timeout, timeout_event, timeout_result
+from parley_protocol.clock_check import ClockFailure, ClockRecord, ClockReplay, read_record
+from parley_protocol.timeouts import (
+    ABORT,
+    FORFEIT,
+    TIMEOUT,
+    abort_events,
+    aborted_result,
+    is_abort,
+    is_timeout,
+    timeout_event,
+    timeout_result,
+)
 
 AUDIT_FORMAT = "parley-audit-v1"
 RECORD_FORMAT = "parley-record-v1"
@@ -42,6 +55,8 @@ CONSENT_FIELDS = frozenset({"seat", "statement", "key_id", "signature"})
 STATEMENT_FIELDS = frozenset({"player", "scope", "mail_moves", "issued_at"})
 DRAW_FIELDS = ("index", "seq", "step", "purpose", "kind", "params", "result")
 PLATFORM_EVENTS = ("game_started", "game_finished", TIMEOUT)
+#: the statuses of a game that has ended (an abort may end it as `aborted`)
+ENDED = ("finished", "aborted")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -62,6 +77,16 @@ class Report:
     mail_authorised: list[int] = field(default_factory=list)
     #: the seats held without a key: the server signs every move of theirs from mail replies
     mail_only: list[int] = field(default_factory=list)
+    #: the seqs of the timeout actions the replay applied (forfeits, default moves, aborts)
+    timeouts: list[int] = field(default_factory=list)
+    #: whether every seat's clock was recomputed and each timeout action's timing checked
+    #: (docs/audit.md §17): None for a game without a time control or not replayed, False
+    #: for a timed game whose bundle has no `clocks` record
+    timing_checked: bool | None = None
+    #: how many of `timeouts` were checked against their seat's clock
+    timeouts_timed: int = 0
+    #: whether an abort ended the game (its result: nobody won)
+    aborted: bool = False
 
     @property
     def ok(self) -> bool:
@@ -76,6 +101,9 @@ class Report:
         elif not self.complete:
             lines.append("PARTLY VERIFIED: the game has not ended, so the dice and the replay "
                          "could not be checked")
+        elif self.timing_checked is False and self.timeouts:
+            lines.append("VERIFIED, except when its timeout actions were taken: the bundle has "
+                         "no clocks record")
         else:
             lines.append("VERIFIED")
         return "\n".join(lines)
@@ -93,7 +121,7 @@ def verify_bundle(bundle: Any, *, server_key: str | None = None,
     report = Report()
     try:
         _Verifier(bundle, report, server_key, partial).run(list(receipts))
-    except VerificationFailed as err:
+    except (VerificationFailed, ClockFailure) as err:
         report.failure = str(err)
     except Exception as err:  # untrusted input: any crash is a failed verification, not a bug
         report.failure = f"malformed bundle: {type(err).__name__}: {err}"
@@ -153,6 +181,7 @@ class _Verifier:
         self.by_mail: list[int] = []  # seqs of the mail-authorised entries
         #: each seat's consents to moves by mail: (when, allowed), in time order
         self.consents: dict[int, list[tuple[float, bool]]] = {}
+        self.clocks: ClockRecord | None = None
 
     def run(self, receipts: list[dict[str, Any]]) -> None:
         self._check_fields()
@@ -161,6 +190,7 @@ class _Verifier:
             self._check_commitment()
         self._check_players()
         self._check_consents()
+        self._check_clocks()
         self._check_entries(finished)
         if finished:
             self._replay()
@@ -223,11 +253,13 @@ class _Verifier:
         _get(a, "signature", str, "bundle")
         self.ok(f"format: {AUDIT_FORMAT} of game {self.game} ({ruleset}, {seats} seats"
                 + (", with its events)" if self.events is not None else ")"))
+        if "clocks" in a and not isinstance(a["platform"].get("time_control"), dict):
+            _fail("bundle: a clocks record in a game without a time control")
 
     def _check_finished(self) -> bool:
         """True for a finished game; a running one passes only in partial mode."""
         status = _get(self.audit, "status", str, "bundle")
-        if status == "finished":
+        if status in ENDED:
             if self.audit["server_seed"] is None:
                 _fail("bundle: the game is finished but the server seed is not revealed")
             if self.events is not None and not isinstance(self.audit["result"], dict):
@@ -316,6 +348,24 @@ class _Verifier:
             timeline.sort()
         if consents:
             self.ok(f"consents: {len(consents)} signed statements about moves by mail verified")
+
+    def _check_clocks(self) -> None:
+        """The `clocks` record of a timed game (docs/audit.md §17): its shape here; the replay
+        recomputes every clock from it."""
+        self.clocks = read_record(self.audit)
+        r = self.clocks
+        if r is None:
+            return
+        tc = r.control
+        system = {"per_move": f"per_move, {tc.initial} s a turn",
+                  "fischer": f"fischer, {tc.initial} s + {tc.increment} s a turn"
+                             + (f" up to {tc.maximum} s" if tc.maximum is not None else ""),
+                  "total": f"total, {tc.initial} s for the game"}[tc.system]
+        self.ok(f"clocks: {system}{', weekends off' if tc.weekends_off else ''}; "
+                + (f"started {self.audit['clocks']['started_at']}, "
+                   if r.started_at is not None else "not started, ")
+                + f"{r.vacations} vacation{'s' * (r.vacations != 1)}, "
+                  f"{len(r.gifts)} gift{'s' * (len(r.gifts) != 1)} of time")
 
     def _consented(self, seat: int, at: float) -> bool:
         """Whether the seat's player allowed moves by mail at `at` (a mail-only seat always:
@@ -423,13 +473,19 @@ class _Verifier:
     def _check_server_envelope(self, where: str, env: dict[str, Any],
                                payload: dict[str, Any]) -> None:
         """A timeout action (docs/audit.md §14): signed by the server key, only in a game with
-        a time control, and only a forfeit (`resign`) or, under `skip`, the engine's default."""
+        a time control, and only an abort, a forfeit (`resign`) or, under `skip`, the engine's
+        default."""
         tc = (self.audit.get("platform") or {}).get("time_control")
         if not isinstance(tc, dict):
             _fail(f"{where}: a server-signed entry in a game without a time control")
-        if tc.get("on_timeout") != "skip" and payload.get("move") != {"type": "resign"}:
-            _fail(f"{where}: a server-signed entry other than a forfeit under on_timeout "
-                  f"{tc.get('on_timeout')!r}")
+        move = payload.get("move")
+        if move == ABORT:  # whatever the policy (§14): the seat never made a decision
+            seat = payload.get("seat")
+            if not _is_int(seat) or not 0 <= seat < self.audit["seats"]:
+                _fail(f"{where}: an abort for {_short(seat)}, not a seat of the game")
+        elif tc.get("on_timeout") != "skip" and move != FORFEIT:
+            _fail(f"{where}: a server-signed entry other than a forfeit or an abort under "
+                  f"on_timeout {tc.get('on_timeout')!r}")
         if not signing.verify_payload(self._server_public(), payload,
                                       _get(env, "signature", str, where)):
             _fail(f"{where}: the server-signed timeout action does not verify with the "
@@ -510,20 +566,48 @@ class _Verifier:
 
     def _replay(self) -> None:
         """Re-run the game: seat order and setup, then every entry, as the server did."""
-        replay = Replay(self.audit, self.engine, self.events is not None)
+        replay = Replay(self.audit, self.engine, self.events is not None, self.clocks)
         replay.start()
         for entry in self.audit["entries"]:
             replay.entry(entry)
         replay.finish()
+        if self.audit["status"] == "aborted" and not replay.aborted:
+            _fail("status: the bundle says 'aborted', but no abort ended the game")
         self.ok(f"dice: game seed re-derived, {replay.draws_seen} draws re-drawn and equal")
         counts = replay.outcomes
         self.ok(f"replay: {counts.get('applied', 0)} entries applied, "
                 f"{counts.get('rejected', 0)} rejected as recorded, "
                 f"{replay.hashes_seen} state hashes equal")
-        self.ok(f"result: {_short(self.audit['result'])}")
+        self._report_timing(replay)
+        self.ok(f"result: {_short(self.audit['result'])}"
+                + (" (aborted: a seat never made a decision in time)" if replay.aborted else ""))
         if self.events is not None:
             compare_events(self.events, replay.events)
             self.ok(f"events: {len(self.events)} events equal the replay's")
+
+
+    def _report_timing(self, replay: Replay) -> None:
+        """What the replay's clocks showed of the timeout actions (docs/audit.md §17)."""
+        report = self.report
+        report.timeouts = list(replay.timeouts)
+        report.aborted = replay.aborted
+        if not isinstance(self.audit["platform"].get("time_control"), dict):
+            return
+        seqs = ", ".join(map(str, replay.timeouts))
+        n = len(replay.timeouts)
+        actions = (f"{n} timeout action{'s' * (n != 1)}"
+                   + (f" (entr{'ies' if n > 1 else 'y'} {seqs})" if n else ""))
+        if replay.clocks is None:
+            report.timing_checked = False
+            self.ok(f"timing: the bundle has no clocks record: the timing of {actions} was not "
+                    "checked" if n else
+                    "timing: the bundle has no clocks record (no timeout action to check)")
+            return
+        report.timing_checked = True
+        report.timeouts_timed = len(replay.clocks.checked)
+        self.ok(f"timing: every seat's clock recomputed; {actions}"
+                + (f", {'each ' if n > 1 else ''}taken once its seat's clock had run out"
+                   if n else ""))
 
 
 def check_log(bundle: dict[str, Any]) -> None:
@@ -560,9 +644,13 @@ def compare_events(recorded: list[Any], expected: list[dict[str, Any]]) -> None:
 
 
 class Replay:
-    """The server's start and resolve loop (service/domain/game.py), rebuilt from the bundle."""
+    """The server's start and resolve loop (service/domain/game.py), rebuilt from the bundle.
 
-    def __init__(self, audit: dict[str, Any], engine: Engine, want_events: bool) -> None:
+    With `clocks` (the bundle's clocks record, `parley_protocol.clock_check.read_record`) it
+    also runs every seat's clock and checks each timeout action against it."""
+
+    def __init__(self, audit: dict[str, Any], engine: Engine, want_events: bool,
+                 clocks: ClockRecord | None = None) -> None:
         self.audit = audit
         self.engine = engine
         self.want_events = want_events
@@ -580,6 +668,10 @@ class Replay:
         self.state: dict[str, Any] = {}
         self.dumped = ""
         self.result: Any = None
+        #: the seqs of the timeout actions applied, and whether an abort ended the game
+        self.timeouts: list[int] = []
+        self.aborted = False
+        self.clocks = ClockReplay(clocks, audit["seats"]) if clocks is not None else None
 
     def start(self) -> None:
         rng = AuditedRng(start_key(self.seed))
@@ -599,6 +691,8 @@ class Replay:
         self._state_hash(0, "the start")
         self._event(0, 0, {"type": "game_started", "players": players})
         self._maybe_finished(0, 0)
+        if self.clocks is not None:  # the first decision's seats are asked at the start
+            self.clocks.start(self.engine.decision(self.state)["to_act"])
 
     def entry(self, entry: dict[str, Any]) -> None:
         seq, where = entry["seq"], f"entry {entry['seq']}"
@@ -613,26 +707,36 @@ class Replay:
             self._expect(entry, "rejected", "stale_step")
             return
         late = is_timeout(entry["envelope"])
-        if late:
+        abort = late and is_abort(entry["envelope"])
+        if late and not abort:
             self._check_timeout_move(where, payload)
         rng = AuditedRng(move_key(self.seed,
                                   signing.b64url_decode(entry["envelope"]["signature"])))
-        try:
-            self.state, events = self.engine.apply(self.state, payload["seat"],
-                                                   payload["move"], rng)
-        except IllegalMove as err:
-            self.state = json.loads(self.dumped)  # a rejected entry changes nothing
-            self._expect(entry, "rejected", err.code)
-            return
-        events = _json_copy(events)
+        if abort:  # the platform's, not the rules': no engine, the state stays (§14)
+            events = abort_events(payload)
+        else:
+            try:
+                self.state, events = self.engine.apply(self.state, payload["seat"],
+                                                       payload["move"], rng)
+            except IllegalMove as err:
+                self.state = json.loads(self.dumped)  # a rejected entry changes nothing
+                self._expect(entry, "rejected", err.code)
+                return
+            events = _json_copy(events)
         self._expect(entry, "applied", None)
         self._draws(rng.draws, where, step, seq)
         self._state_hash(seq, f"the state after {where}")
-        if late:  # the platform's record of a timeout action (docs/audit.md §11, §14)
+        if late and not abort:  # the platform's record of a timeout action (§11, §14)
             events = [timeout_event(payload), *events]
         for event in events:
             self._event(seq, step, event)
-        self._maybe_finished(seq, step, payload if late else None)
+        self._maybe_finished(seq, step, payload if late else None, abort)
+        if late:
+            self.timeouts.append(seq)
+        if self.clocks is not None:
+            self.clocks.applied(seq, entry["accepted_at"], payload["seat"], late, abort,
+                                [] if self.result is not None
+                                else self.engine.decision(self.state)["to_act"])
 
     def _check_timeout_move(self, where: str, payload: dict[str, Any]) -> None:
         """A server move under `skip` is the engine's default for that seat here, or a forfeit
@@ -710,11 +814,16 @@ class Replay:
         if self.want_events:
             self.events.append({"seq": seq, "step": step, "event": event})
 
-    def _maybe_finished(self, seq: int, step: int, timeout: dict[str, Any] | None = None
-                        ) -> None:
+    def _maybe_finished(self, seq: int, step: int, timeout: dict[str, Any] | None = None,
+                        abort: bool = False) -> None:
         """The rules' result, if the game has ended; a timeout action's (its `payload` in
-        `timeout`) as the platform records it (`parley_protocol.timeouts`)."""
-        self.result = _json_copy(self.engine.result(self.state))
+        `timeout`) as the platform records it (`parley_protocol.timeouts`); an abort's,
+        nobody's win."""
+        if abort:
+            self.aborted = True
+            self.result = aborted_result(self.audit["seats"])
+        else:
+            self.result = _json_copy(self.engine.result(self.state))
         if self.result is not None and timeout is not None:
             self.result = timeout_result(self.result, timeout)
         if self.result is not None:

@@ -85,8 +85,9 @@ def build_bundle(store: Store, game: Game, server_key: Any,
         "result": game.result,
         "server_key": signing.public_key_b64(server_key),
     }
-    if game.platform.get("time_control"):
-        bundle["clocks"] = clock_record(game)
+    if game.platform.get("time_control") and (game.status in ("open", "full")
+                                              or game.raw.get("zones")):
+        bundle["clocks"] = clock_record(game)  # not for a game started before clocks
     bundle["signature"] = signing.b64url_encode(
         server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
     return bundle

@@ -287,8 +287,9 @@ def _accepted_at(fields: dict[str, str]) -> int:
 
 
 def _clocks_of(game: Game, entries: list[tuple[int, dict[str, str]]]) -> Clocks | None:
-    """The game's clocks as its last commit left them; a game that started before it kept
-    clocks gets them now, running from its first pending entry."""
+    """The game's clocks as its last commit left them; a game that started before the server
+    kept clocks gets them now, running from its first pending entry, every seat counted as
+    having moved (no abort), and its bundle without `clocks` (`audit_bundle.clock_record`)."""
     control = game_clocks.control(game.platform)
     if control is None:
         return None
@@ -296,6 +297,7 @@ def _clocks_of(game: Game, entries: list[tuple[int, dict[str, str]]]) -> Clocks 
     if clocks is None:
         clocks = Clocks.start(control, game.seats, _accepted_at(entries[0][1]), game.to_act,
                               game_clocks.pauses_of(game.raw, control, game.seats))
+        clocks.moved = [True] * game.seats
     return clocks
 
 

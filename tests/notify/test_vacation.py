@@ -96,6 +96,7 @@ def test_two_weeks_away_lose_no_game(nclient, napp, work, smtp, travel) -> None:
          "to": away["away_until"]}]
     report = verify_bundle(record)
     assert report.ok, report.failure
+    assert report.timing_checked  # every clock recomputed, the vacation included
 
 
 def test_coming_back_early_gives_time_back_and_the_deadline_comes_forward(
