@@ -188,10 +188,12 @@ def ground(map_name: str) -> str:
 def network(map_name: str) -> str:
     """Roads with their terrain marks and river arrows, then the towns and their names (one
     `<g id="towns">` holding a `tn` label per town). Each road's path carries
-    `data-pick="road:<id>"`: what the web client's click lands on (docs/client.md)."""
+    `data-pick="road:<id>"`: what the web client's click lands on (docs/client.md). All of it
+    in one `<g data-layer="static">`, the same in every picture of the map: a hint that a
+    drawing to pixels (the mailed PNG) may keep it drawn."""
     the_map, lay = board(map_name), layout_for(map_name)
     marks = []
-    parts = ['<g id="roads">']
+    parts = ['<g data-layer="static"><g id="roads">']
     for road in the_map.roads:
         shape = shapes(map_name)[road.id]
         cls = "lakeway" if road.terrain == "lake" else road.terrain
@@ -215,7 +217,7 @@ def network(map_name: str) -> str:
             parts.append(f'<circle class="town" cx="{num(x)}" cy="{num(y)}" r="8"/>')
         parts.append(f'<text class="tn" x="{num(x)}" y="{num(label_y(lay, town))}">'
                      f'{name}</text>')
-    parts.append("</g>")
+    parts.append("</g></g>")
     return "".join(parts)
 
 

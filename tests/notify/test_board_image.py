@@ -1,6 +1,6 @@
 """The mailed board PNG (service/notify/board_image.py): deterministic, at the expected size and
-palette, within the mail's budget, and the same pixels whether its texts are laid out with the
-Latin cut of DejaVu Sans or the full faces, which still draw every other script."""
+palette, within the mail's budget; haloed texts keep their halo under the letters, a static group
+is drawn once and composed as if drawn in place, and names that need shaping go to resvg."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 import random
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from engines.registry import get_engine
 from engines.rng import SeededRng
@@ -17,18 +17,18 @@ from service.notify import board_image
 from service.notify.board_image import COLOURS, MAX_WIDTH, board_png
 
 
-def _elfenland_svg() -> str:
+def _elfenland_svg(seats: int = 2) -> str:
     """The largest board: an Elfenland view some moves into a game."""
     engine = get_engine("elfenland")
     variant = engine.variants[0]
     rng, chooser = SeededRng(5), random.Random(5)
-    state = engine.setup(engine.validate_options(dict(variant.options), 2), 2, rng)
+    state = engine.setup(engine.validate_options(dict(variant.options), seats), seats, rng)
     for _ in range(12):
         seat = chooser.choice(engine.decision(state)["to_act"])
         state, _ = engine.apply(state, seat, chooser.choice(list(engine.legal_moves(state, seat))),
                                 rng)
     seat = engine.decision(state)["to_act"][0]
-    return board_picture(engine, engine.view(state, seat), ["Ann", "Bob"])
+    return board_picture(engine, engine.view(state, seat), ["Ann", "Bob", "Cleo", "Dan"][:seats])
 
 
 def _svg(*lines: str) -> str:
@@ -40,12 +40,6 @@ def _svg(*lines: str) -> str:
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="900" height="500" '
             'viewBox="0 0 900 500" font-family="DejaVu Sans, Verdana, Arial, sans-serif">'
             f'<rect width="900" height="500" fill="#FBFAF5"/>{texts}</svg>')
-
-
-def _latin_characters() -> list[str]:
-    """Every character the Latin faces are trusted with (XML's own specials left out)."""
-    return [c for c in map(chr, range(0x20, 0x2300))
-            if c not in "<>&" and not board_image._BEYOND_LATIN.fullmatch(c)]
 
 
 def test_the_largest_board_is_drawn_at_the_mail_width_within_its_budget() -> None:
@@ -65,23 +59,50 @@ def test_a_width_asked_for_is_the_width_drawn() -> None:
         assert image.size == (450, 250)
 
 
-def test_the_latin_faces_draw_their_characters_as_the_full_faces_do(monkeypatch) -> None:
-    chars = _latin_characters()
-    assert len(chars) > 350 and "é" in chars and "–" in chars and "Ж" not in chars
-    svg = _svg(*("".join(chars[i: i + 60]) for i in range(0, len(chars), 60)))
-    latin = board_png(svg)
-    monkeypatch.setattr(board_image, "LATIN_FONT_FILES", board_image.FONT_FILES)
-    assert board_png(svg) == latin
+def test_a_static_group_is_drawn_once_and_composed_as_if_drawn_in_place() -> None:
+    two, four = _elfenland_svg(2), _elfenland_svg(4)
+    assert board_image.STATIC_GROUP in two and _height(two) != _height(four)
+    board_image._static_layer.cache_clear()
+    for svg in (two, four):
+        layered = board_image._lunasvg(board_image._stroke_first(svg), MAX_WIDTH)
+        whole = board_image._lunasvg(
+            board_image._stroke_first(svg.replace(board_image.STATIC_GROUP, "<g>")), MAX_WIDTH)
+        assert layered.size == whole.size
+        # the same picture but for rounding where anti-aliased edges meet
+        assert max(high for _, high in ImageChops.difference(layered, whole).getextrema()) <= 8
+    info = board_image._static_layer.cache_info()
+    assert (info.misses, info.hits) == (1, 1)  # the map, whatever the page's height
 
 
-@pytest.mark.parametrize("name", ["Жанна", "&#1046;anna", "Zoë ☃"])
-def test_other_scripts_are_drawn_with_the_full_faces(monkeypatch, name) -> None:
-    svg = _svg(f"To act: {name}", "Bob")
-    drawn = board_png(svg)
-    monkeypatch.setattr(board_image, "LATIN_FONT_FILES", board_image.FONT_FILES)
-    assert board_png(svg) == drawn
-    # the Latin faces alone would lose the name's letters
-    monkeypatch.setattr(board_image, "FONT_FILES", [
-        str(board_image.FONT_DIR / "DejaVuSans-Latin.ttf"),
-        str(board_image.FONT_DIR / "DejaVuSans-Bold-Latin.ttf")])
-    assert board_png(svg) != drawn
+def test_a_text_drawn_stroke_first_keeps_its_letters_over_its_halo() -> None:
+    style = ("<style>.tn{font-size:20px;font-weight:bold;fill:#1A1A1A;stroke:#FBFAF5;"
+             "stroke-width:3;paint-order:stroke;stroke-linejoin:round}</style>")
+    halo = _svg("").replace("<rect", f'{style}<rect').replace(
+        "</svg>", '<rect x="0" y="60" width="900" height="40" fill="#2E7D32"/>'
+                  '<text class="tn" x="10" y="90">Elvenhold</text></svg>')
+    by_hand = halo.replace(
+        '<text class="tn" x="10" y="90">Elvenhold</text>',
+        '<text class="tn" x="10" y="90" style="fill:none">Elvenhold</text>'
+        '<text class="tn" x="10" y="90" style="stroke:none">Elvenhold</text>')
+    assert board_png(halo) == board_png(by_hand)
+    assert board_png(halo) != board_png(halo.replace("paint-order:stroke;", ""))
+
+
+@pytest.mark.parametrize("name", ["سلام", "&#1513;&#1500;&#1493;&#1501;", "देव"])
+def test_names_that_need_shaping_are_drawn_by_resvg(monkeypatch, name) -> None:
+    drawn = []
+    resvg = board_image._resvg
+    monkeypatch.setattr(board_image, "_resvg", lambda *a: drawn.append(a) or resvg(*a))
+    png = board_png(_svg(f"To act: {name}", "Bob"))
+    assert len(drawn) == 1 and png != board_png(_svg("To act: ", "Bob"))
+
+
+@pytest.mark.parametrize("name", ["Жанна", "&#1046;anna", "Zoë ☃", "Ελένη"])
+def test_other_scripts_are_drawn_by_lunasvg_with_the_full_faces(monkeypatch, name) -> None:
+    monkeypatch.setattr(board_image, "_resvg", None)
+    assert board_png(_svg(f"To act: {name}", "Bob")) != board_png(_svg("To act: ", "Bob"))
+    assert board_png(_svg("Жанна")) != board_png(_svg("Шанна"))  # letters, not empty boxes
+
+
+def _height(svg: str) -> str:
+    return svg.split(' height="', 1)[1].split('"', 1)[0]
