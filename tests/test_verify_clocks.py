@@ -15,14 +15,14 @@ from typing import Any
 import orjson
 import pytest
 from parley_protocol import signing
-from parley_protocol.clocks import iso
+from parley_protocol.clocks import Clocks, iso
 from parley_protocol.timeouts import aborted_result
 from parley_protocol.verify import verify_bundle
 
 from service.domain import game_clocks
 from service.domain.game import load_game
 from service.notify import dispatch
-from service.ops import clock
+from service.ops import clock, fsck
 from tests.notify.conftest import (  # noqa: F401  # the fixtures
     napp,
     nclient,
@@ -194,12 +194,21 @@ def test_a_game_whose_seat_never_set_up_is_aborted_and_verifies(
     assert verify_bundle(_signed_again(won, napp)).failure.startswith("result: the bundle says")
 
 
-def test_an_abort_of_a_seat_that_had_moved_fails(nclient, napp, work, travel) -> None:
+def _work_without_the_recheck(monkeypatch, work) -> None:
+    """Resolve as a dishonest server would: without refusing stale timeout actions
+    (`Clocks.refusal`, which the server's resolve and the verifier share)."""
+    with monkeypatch.context() as m:
+        m.setattr(Clocks, "refusal", lambda *_args: None)
+        work()
+
+
+
+def test_an_abort_of_a_seat_that_had_moved_fails(nclient, napp, work, travel, monkeypatch) -> None:
     gid, _ = _blue_to_move(nclient, work, FISCHER)
     travel(_due(napp, gid, 1) - clock.now() + 1)
     # a server that believes Blue never made a decision of its own (it set up, entry 2)
     _time_out_now(napp, gid, [1], moved=False)
-    work()
+    _work_without_the_recheck(monkeypatch, work)
     audit = _audit(nclient, gid)
     assert audit["result"] == aborted_result(2)
     assert verify_bundle(audit).failure == (
@@ -224,13 +233,14 @@ def test_a_forfeit_of_a_seat_that_never_moved_fails(nclient, napp, work,
         "of its own: the game should have been aborted")
 
 
-def test_a_server_that_times_out_too_early_is_caught(nclient, napp, work, travel) -> None:
+def test_a_server_that_times_out_too_early_is_caught(nclient, napp, work, travel,
+                                                     monkeypatch) -> None:
     gid, _ = _blue_to_move(nclient, work, FISCHER)
     due = _due(napp, gid, 1)
     travel(due - clock.now() - 600)  # ten minutes before Blue's clock runs out
     assert notify.deadline_job(gid, 2, "timeout") == "early"
     _time_out_now(napp, gid, [1])
-    work()
+    _work_without_the_recheck(monkeypatch, work)
     audit = _audit(nclient, gid)
     assert audit["result"]["winners"] == [0]  # the server went ahead
     accepted = audit["entries"][-1]["accepted_at"]
@@ -240,11 +250,11 @@ def test_a_server_that_times_out_too_early_is_caught(nclient, napp, work, travel
 
 
 def test_a_timeout_of_a_seat_not_asked_to_act_is_caught(nclient, napp, work,
-                                                        travel) -> None:
+                                                        travel, monkeypatch) -> None:
     gid, _ = _blue_to_move(nclient, work, FISCHER)
     travel(2 * HOUR)
     _time_out_now(napp, gid, [0])  # Red, who has moved and waits for Blue
-    work()
+    _work_without_the_recheck(monkeypatch, work)
     audit = _audit(nclient, gid)
     assert audit["result"]["winners"] == [1]
     assert verify_bundle(audit).failure == (
@@ -327,3 +337,36 @@ def test_a_clocks_record_of_the_wrong_shape_fails(nclient, napp, work, travel, l
     change(audit["clocks"])
     failure = verify_bundle(_signed_again(audit, napp)).failure
     assert failure is not None and failure.startswith(expected), (label, failure)
+
+
+def test_an_honest_server_refuses_a_stale_timeout(nclient, napp, work, travel) -> None:
+    gid, _ = _blue_to_move(nclient, work, FISCHER)
+    due = _due(napp, gid, 1)
+    travel(due - clock.now() - 600)  # the job acts on what it read; Blue's time is not up
+    _time_out_now(napp, gid, [1])
+    work()
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    assert audit["status"] == "active" and audit["result"] is None
+    last = audit["entries"][-1]
+    assert (last["status"], last["code"]) == ("rejected", "not_late")
+    report = verify_bundle(audit, partial=True)
+    assert report.ok, report.failure
+
+
+def test_a_timeout_after_the_seats_own_move_is_refused(nclient, napp, work, travel) -> None:
+    ann, bob = register(nclient, "ann"), register(nclient, "bob")
+    gid = start_game(nclient, [ann, bob], options=DUEL, time_control=FISCHER)
+    work()
+    travel(HOUR + 5)  # both setups are late
+    _post(nclient, gid, ann, 0)  # Red's setup comes in, not yet resolved...
+    _time_out_now(napp, gid, [0, 1])  # ...as the job, which read the clocks before, acts
+    work()
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    assert [(e["status"], e.get("code")) for e in audit["entries"]] == [
+        ("applied", None), ("rejected", "not_late")]  # Red's setup stands, its abort does not
+    assert audit["status"] == "active"
+    report = verify_bundle(audit, partial=True)
+    assert report.ok, report.failure
+    # and the server's own check of its store agrees
+    assert fsck.check_game(napp.extensions["parley_store"], gid,
+                           napp.extensions["parley_server_key"]).problems == []

@@ -197,35 +197,50 @@ class ClockReplay:
         self.clocks = Clocks.start(self.record.control, self.seats, self.record.started_at,
                                    to_act, self.record.pauses)
 
+    def refusal(self, seq: int, accepted_at: Any, seat: int, late: bool, abort: bool
+                ) -> str | None:
+        """Fold in the time given before entry `seq` (an entry the replay resolves), and, for
+        a timeout action, why it is refused with `not_late` (None: it stands)."""
+        clocks = self.clocks
+        assert clocks is not None
+        clocks.fold(self.record.gifts, seq)
+        if not late or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            return None  # a seat the game lacks: the engine refuses it, compared as usual
+        at = moment(accepted_at, f"entry {seq}: accepted_at")
+        stale = clocks.refusal(seat, at, abort)
+        if stale is None:
+            return None
+        what = "an abort" if abort else "a timeout action"
+        if clocks.due(seat) is None:
+            return (f"{what} for seat {seat}, whose clock was not running (the seat was not "
+                    f"asked to act, or had already made its move)")
+        due = clocks.due(seat)
+        assert due is not None
+        if at < due:
+            return (f"{what} for seat {seat} accepted at {accepted_at}, before the seat's "
+                    f"clock ran out at {iso(due)} ({due - at} s left)")
+        return (f"an abort for seat {seat}, which had made a decision of its own (entry "
+                f"{self.first_own.get(seat)}): the game's timeout policy applies")
+
     def applied(self, seq: int, accepted_at: Any, seat: int, late: bool, abort: bool,
                 to_act: Sequence[int]) -> None:
         """Entry `seq` of `seat` was applied (`late`: a timeout action, `abort` one that
-        aborts); `to_act` are asked next ([] once the game has ended)."""
+        aborts, already found due by `refusal`); `to_act` are asked next ([] once the game
+        has ended)."""
         clocks = self.clocks
         assert clocks is not None
         at = moment(accepted_at, f"entry {seq}: accepted_at")
         clocks.fold(self.record.gifts, seq)
         if late:
-            self._check(seq, accepted_at, at, seat, abort)
+            self._check(seq, seat, abort)
         elif seat not in self.first_own:
             self.first_own[seat] = seq
         clocks.applied(at, seat, not late, to_act)
 
-    def _check(self, seq: int, accepted_at: str, at: int, seat: int, abort: bool) -> None:
+    def _check(self, seq: int, seat: int, abort: bool) -> None:
         clocks = self.clocks
         assert clocks is not None
         where = f"entry {seq}"
-        what = "an abort" if abort else "a timeout action"
-        due = clocks.due(seat)
-        if due is None:
-            _fail(f"{where}: {what} for seat {seat}, whose clock was not running (the seat "
-                  f"was not asked to act, or had already made its move)")
-        if at < due:
-            _fail(f"{where}: {what} for seat {seat} accepted at {accepted_at}, before the "
-                  f"seat's clock ran out at {iso(due)} ({due - at} s left)")
-        if abort and clocks.moved[seat]:
-            _fail(f"{where}: an abort for seat {seat}, which had made a decision of its own "
-                  f"(entry {self.first_own.get(seat)}): the game's timeout policy applies")
         if not abort and not clocks.moved[seat] and self.record.named_system:
             _fail(f"{where}: a timeout action other than an abort for seat {seat}, which had "
                   f"made no decision of its own: the game should have been aborted")

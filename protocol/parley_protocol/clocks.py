@@ -15,10 +15,11 @@ costs depends on the system:
   never above `maximum` (time given by an opponent may lie above it and is kept);
 - `total`: one bank (`initial`) for the whole game.
 
-Time an opponent gives is added to the bank when the first entry after it is applied (or at
+Time an opponent gives is added to the bank when the first entry after it is resolved (or at
 once, for the deadline). A clock reaches zero at its due moment, but a seat is late only once
 the server acts: a move accepted before the timeout action counts, whatever the clock says, and
-its bank is then empty, not negative.
+its bank is then empty, not negative. A timeout action that turns out stale when it is resolved
+(the seat's move, or time given, came in between) is refused (`Clocks.refusal`).
 """
 
 from __future__ import annotations
@@ -214,6 +215,22 @@ class Clocks:
             left = raised
         self.left[seat] = left
         self.since[seat] = None
+
+    def refusal(self, seat: int, at: int, abort: bool) -> str | None:
+        """Why a timeout action of `seat` accepted at `at` is refused (`not_late`), or None
+        when it stands: the seat is no longer asked to act, its clock (with the time given
+        before the entry folded in) had not run out at `at`, or an abort would end the game of
+        a seat that has made a decision of its own. The server decides a timeout from what it
+        read a moment before it appends it; a move or a gift in between makes it stale."""
+        due = self.due(seat)
+        if due is None:
+            return f"seat {seat} was no longer asked to act (its move came first)"
+        if at < due:
+            return (f"seat {seat}'s clock ran out only at {iso(due)}, {due - at} s after the "
+                    f"action")
+        if abort and self.moved[seat]:
+            return f"seat {seat} had made a decision of its own, so its game is not aborted"
+        return None
 
     def pending(self, seat: int, gifts: Sequence[Gift]) -> int:
         """The seat's gifts not yet in its bank."""

@@ -708,6 +708,13 @@ class Replay:
             return
         late = is_timeout(entry["envelope"])
         abort = late and is_abort(entry["envelope"])
+        stale = self.clocks.refusal(seq, entry["accepted_at"], payload["seat"], late, abort) \
+            if self.clocks is not None else None
+        if stale is not None:  # a timeout the server must refuse as it resolves it (§17)
+            if entry["status"] == "applied":
+                _fail(f"{where}: {stale}")
+            self._expect(entry, "rejected", "not_late")
+            return
         if late and not abort:
             self._check_timeout_move(where, payload)
         rng = AuditedRng(move_key(self.seed,

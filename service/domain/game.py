@@ -397,8 +397,15 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
             reject(seq, seat, step, "stale_step",
                    f"The move names step {payload['step']}, the game is at step {step}.")
             continue
-        rng = rng_for(signing.b64url_decode(envelope["signature"]))
         late = is_timeout(envelope)
+        if clocks is not None:
+            clocks.fold(gifts, seq)
+            stale = clocks.refusal(seat, _accepted_at(fields), is_abort(envelope)) if late \
+                else None
+            if stale is not None:  # decided on what the job read; a move or gift came first
+                reject(seq, seat, step, "not_late", f"The timeout action is stale: {stale}.")
+                continue
+        rng = rng_for(signing.b64url_decode(envelope["signature"]))
         if late and is_abort(envelope):  # the platform's, not the rules': the game ends
             new_events = abort_events(payload)
         else:
@@ -420,7 +427,6 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
                 result = timeout_result(dict(result), payload)
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
         if clocks is not None:
-            clocks.fold(gifts, seq)
             clocks.applied(_accepted_at(fields), seat, not late,
                            [] if result is not None else engine.decision(state)["to_act"])
     decision = engine.decision(state)

@@ -119,6 +119,8 @@ PLATFORM: dict[str, Code] = _platform(
     ("clock_not_running", 409, "Time can be given only to a seat asked to act now."),
     ("game_not_finished", 409, "The record (or full audit), and a board picture of an earlier "
                                "position (`board.svg?step=`), exist only once the game ended."),
+    ("not_late", 409, "A timeout action (a log entry, docs/audit.md §17) turned out stale "
+                      "when it was resolved: the seat's move or time given came first."),
     ("stale_step", 409, "The move names a decision that is over (`current_step` says which "
                         "is open); fetch the view and try again."),
     ("duplicate_nonce", 409, "Another envelope already used this nonce."),

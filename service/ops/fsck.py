@@ -29,6 +29,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
+from parley_protocol.clock_check import ClockFailure, read_record
 from parley_protocol.verify import Replay, VerificationFailed, check_log, compare_events
 
 from service.domain.audit_bundle import all_events, build_bundle
@@ -164,7 +165,12 @@ def _check_state(store: Store | GameRecord, gid: str, game: Game, bundle: dict[s
         check.problems.append(f"`hashes` names seqs {seqs[:8]}...: not 0 then increasing "
                               f"up to applied ({game.applied})")
     # the replay: the verifier's, over the entries resolved so far
-    replay = Replay(bundle, game.engine, want_events=True)
+    try:  # a timed game's clocks decide which timeout actions stand (docs/audit.md §17)
+        clocks = read_record(bundle)
+    except ClockFailure as err:
+        check.problems.append(f"the clocks record: {err}")
+        return
+    replay = Replay(bundle, game.engine, want_events=True, clocks=clocks)
     replay.start()
     for entry in bundle["entries"]:
         if entry["seq"] > game.applied:

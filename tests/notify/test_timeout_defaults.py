@@ -82,9 +82,11 @@ def test_a_late_order_is_played_by_default_and_verifies(nclient, napp, work, tra
     assert verify_bundle(record).ok  # its events, the timeout among them, are the replay's
 
 
-def test_a_server_move_that_is_not_the_default_fails_verification(nclient, napp, work) -> None:
+def test_a_server_move_that_is_not_the_default_fails_verification(nclient, napp, work,
+                                                                  travel) -> None:
     gid, players, summary = _to_order_decision(nclient, work)
     (late,) = summary["to_act"]
+    travel(3601)  # the seat is late: only the move the server played is wrong
     store, key = napp.extensions["parley_store"], napp.extensions["parley_server_key"]
     other = {"type": "order", "pairs": [[1, 2], [0, 2], [0, 1]]}  # legal, not the default
     envelope = server_envelope(key, gid, late, summary["step"], other)
