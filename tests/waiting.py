@@ -4,10 +4,12 @@ at the call and a timeout says what did not happen."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import requests
 
@@ -38,3 +40,11 @@ def wait_answering(url: str, proc: subprocess.Popen, what: str, timeout: float) 
             return False
         return True
     wait_until(answering, timeout, f"{what} answering")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run` in a thread of its own: the browser tests' Playwright keeps an event loop
+    running in the main thread of their worker for the whole session, and `asyncio.run` refuses
+    to start beside it."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -4,7 +4,6 @@ every answer until it is back is a success or a 503 `unavailable` with `Retry-Af
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from service.stream.server import make_app
 from tests.api.helpers import new_game, view
 from tests.cluster.redis_cluster import SLOTS, LocalCluster
 from tests.players import TestPlayer
-from tests.waiting import wait_until
+from tests.waiting import run_async, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -141,7 +140,7 @@ def test_the_stream_process_answers_503_while_a_store_node_is_away(
                     node_away.kill_node(node)
             return answers
 
-    first, away = asyncio.run(poll())
+    first, away = run_async(poll())
     assert first[0] == 200, first
     assert away[0] == 503 and away[1]["code"] == "unavailable" and away[2], away
 

@@ -29,7 +29,7 @@ from service.config import Config
 from service.ops.ports import free_port
 from tests.e2e.conftest import Server, running_server
 from tests.e2e.test_live import _game
-from tests.waiting import wait_answering, wait_until
+from tests.waiting import run_async, wait_answering, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -259,7 +259,7 @@ async def _flood(base: str, ticket: str, gid: str, past: int, stop: Any, out: An
 
 
 def _flooder(base: str, ticket: str, gid: str, past: int, stop: Any, out: Any) -> None:
-    asyncio.run(_flood(base, ticket, gid, past, stop, out))
+    run_async(_flood(base, ticket, gid, past, stop, out))
 
 
 def _open_files(pid: int) -> int:

@@ -14,6 +14,7 @@ from service.storage import live
 from service.storage.configured import open_store
 from service.stream import server
 from service.stream.server import Hub, Listener
+from tests.waiting import run_async
 
 
 def _entry(n: int) -> str:
@@ -66,7 +67,7 @@ def test_entries_appended_while_a_stream_joins_come_once_in_order(config, monkey
         finally:
             await hub.stop(None)  # type: ignore[arg-type]
 
-    assert asyncio.run(scenario()) == [_entry(2), _entry(3)]
+    assert run_async(scenario()) == [_entry(2), _entry(3)]
 
 
 def test_a_lost_channel_is_caught_up_from_the_feeds(config, monkeypatch) -> None:
@@ -87,7 +88,7 @@ def test_a_lost_channel_is_caught_up_from_the_feeds(config, monkeypatch) -> None
         finally:
             await hub.stop(None)  # type: ignore[arg-type]
 
-    assert asyncio.run(scenario()) == [_entry(1), _entry(2)]
+    assert run_async(scenario()) == [_entry(1), _entry(2)]
     assert direct.xlen(live.live_key("p_bob")) == 2
 
 
@@ -107,7 +108,7 @@ def test_every_open_stream_of_a_player_gets_each_entry(config, listeners) -> Non
         finally:
             await hub.stop(None)  # type: ignore[arg-type]
 
-    assert asyncio.run(scenario()) == [[_entry(1), _entry(2), _entry(3)]] * listeners
+    assert run_async(scenario()) == [[_entry(1), _entry(2), _entry(3)]] * listeners
 
 
 def test_every_open_stream_gets_a_keep_alive_each_period(config, monkeypatch) -> None:
@@ -143,7 +144,7 @@ def test_every_open_stream_gets_a_keep_alive_each_period(config, monkeypatch) ->
         finally:
             await hub.stop(None)  # type: ignore[arg-type]
 
-    assert asyncio.run(scenario()) == [([_entry(1)], 2), ([], 2)]
+    assert run_async(scenario()) == [([_entry(1)], 2), ([], 2)]
     assert ["p_dan", "p_eve"] in registered  # renewed with the keep-alives
 
 
@@ -189,7 +190,7 @@ def test_the_commits_channel_is_heard_only_while_long_polls_come(config, monkeyp
             await hub.stop(None)  # type: ignore[arg-type]
         await until(lambda: heard() == 0)  # Redis drops the closed connection soon after
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_task_that_swallows_its_cancellation_is_cancelled_again() -> None:
@@ -210,7 +211,7 @@ def test_a_task_that_swallows_its_cancellation_is_cancelled_again() -> None:
             await server.cancel_until_ended([task])
         return task.cancelled()
 
-    assert asyncio.run(scenario()) is True
+    assert run_async(scenario()) is True
     assert swallowed == [True]
 
 
@@ -229,7 +230,7 @@ def test_the_hub_stops_while_it_renews_registrations(config, monkeypatch) -> Non
             await hub.stop(None)  # type: ignore[arg-type]
         return all(task.done() for task in hub.tasks)
 
-    assert all(asyncio.run(scenario(0.02 + n * 0.003)) for n in range(12))
+    assert all(run_async(scenario(0.02 + n * 0.003)) for n in range(12))
 
 
 def test_a_ticket_is_taken_once_by_any_stream_process(config) -> None:
@@ -254,7 +255,7 @@ def test_a_ticket_is_taken_once_by_any_stream_process(config) -> None:
             for hub in (first, second):
                 await hub.stop(None)  # type: ignore[arg-type]
 
-    asyncio.run(scenario())
+    run_async(scenario())
     keys = direct.keys(TAKEN_TICKET_KEY.format("*"))
     assert len(keys) == 2 and all(0 < direct.ttl(k) <= TICKET_SECONDS + 1 for k in keys)
 
