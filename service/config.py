@@ -56,6 +56,10 @@ class Config:
                                or embedded_redis_url(self.DATA_DIR, self.REDIS_PORT))
         self.STORE_URL: str = os.environ.get("PARLEY_STORE_URL") or self.REDIS_URL
         self.STORE_CLUSTER: bool = os.environ.get("PARLEY_STORE_CLUSTER") == "1"
+        #: on a cluster store, a move is acknowledged once this many replicas of its node hold
+        #: it (WAIT), within PARLEY_STORE_WAIT_MS, else 503 (docs/operations.md "Redis Cluster")
+        self.STORE_WAIT_REPLICAS: int = _env_int("PARLEY_STORE_WAIT_REPLICAS", 0)
+        self.STORE_WAIT_MS: int = _env_int("PARLEY_STORE_WAIT_MS", 1000)
         self.PORT: int = _env_int("PARLEY_PORT", 8000)
         self.BASE_URL: str = os.environ.get(
             "PARLEY_BASE_URL", f"http://127.0.0.1:{self.PORT}"

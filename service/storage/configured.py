@@ -16,4 +16,6 @@ def open_store(config: Config) -> Store:
     store = Store.from_url(config.STORE_URL, cluster=config.STORE_CLUSTER,
                            live_url=live if live != config.STORE_URL else None)
     store.archive = open_archive(config.ARCHIVE_URL)
+    if config.STORE_CLUSTER and config.STORE_WAIT_REPLICAS:
+        store.wait_for_replicas(config.STORE_WAIT_REPLICAS, config.STORE_WAIT_MS)
     return store

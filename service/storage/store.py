@@ -120,6 +120,21 @@ log = logging.getLogger(__name__)
 Command = tuple[Any, ...]
 
 
+@dataclass(frozen=True)
+class OnNode:
+    """A command without keys (`WAIT`) sent to the cluster node of `key`, in the pipeline's
+    order on that node's connection."""
+
+    key: str
+    args: tuple[Any, ...]
+
+
+class NotReplicated(redis.TimeoutError):
+    """A move is stored on its master but not yet on the replicas asked for: not
+    acknowledged (a 503, like any Redis away); the same envelope posted again is an
+    idempotent re-post that waits again."""
+
+
 
 
 #: `stream-node-max-bytes` for the embedded Redis (see the module docstring).
@@ -269,6 +284,9 @@ class Store:
                         if isinstance(client, redis.Redis) else None)
         #: the settle script's own connections (one per thread), past redis-py's bookkeeping
         self._hot = HotLine(client) if isinstance(client, redis.Redis) else None
+        #: replicas that must hold an appended move before it is acknowledged, and how long
+        #: to wait for them (ms): `wait_for_replicas`
+        self.replicas_to_ack, self.replica_wait_ms = 0, 1000
         self._commit = client.register_script(COMMIT)
         self._join = client.register_script(JOIN)
         self._release = client.register_script(RELEASE_LOCK)
@@ -499,10 +517,43 @@ class Store:
                 keys += wake.keys
                 args += wake.args(gid)
             calls.append((keys, args))
-        pending = ("SADD", PENDING_KEY, *dict.fromkeys(a[0] for a in appends))
-        replies = self._after(self._accept, calls, first=[pending], then=then)
+        games = list(dict.fromkeys(a[0] for a in appends))
+        pending = ("SADD", PENDING_KEY, *games)
+        acks = self._replica_acks(games)
+        acked: list[Any] = []
+        replies = self._after(self._accept, calls, first=[pending], then=[*acks, *then],
+                              then_replies=acked)
+        if acks:
+            self._check_acks(games, acked[:len(acks)])
         return [self._packed_repost(append, reply) if reply[0] == "packed" else reply
                 for append, reply in zip(appends, replies, strict=True)]
+
+    def wait_for_replicas(self, count: int, wait_ms: int) -> None:
+        """Acknowledge an appended move only once `count` replicas of its node hold it (Redis
+        `WAIT`, after the append, on the same connection): a master that fails over to such a
+        replica loses no acknowledged move. On a cluster store only (docs/operations.md
+        "Redis Cluster")."""
+        self.replicas_to_ack, self.replica_wait_ms = count, wait_ms
+
+    def _replica_acks(self, games: list[str]) -> list[OnNode]:
+        """Per game, a write that always replicates (so a re-post's `WAIT` covers the entry
+        stored before) and the `WAIT`, both to the game's node."""
+        if not self.replicas_to_ack or self._hot is not None:
+            return []
+        out = []
+        for gid in games:
+            meta = game_key(gid, "meta")
+            out += [OnNode(meta, ("HINCRBY", meta, "replica_acks", 0)),
+                    OnNode(meta, ("WAIT", self.replicas_to_ack, self.replica_wait_ms))]
+        return out
+
+    def _check_acks(self, games: list[str], replies: list[Any]) -> None:
+        _raise_first(replies)
+        short = [gid for gid, held in zip(games, replies[1::2], strict=True)
+                 if int(held) < self.replicas_to_ack]
+        if short:
+            raise NotReplicated(f"games {short}: the move is stored but fewer than "
+                                f"{self.replicas_to_ack} replicas hold it yet")
 
     @property
     def foresees(self) -> bool:
@@ -611,7 +662,7 @@ class Store:
         stored = self.entries(gid, int(seq), int(seq))
         return ["dup", seq] if stored and stored[0][1]["env"] == envelope else ["err", code]
 
-    def _round_trip(self, commands: list[Command]) -> list[Any]:
+    def _round_trip(self, commands: Sequence[Command | OnNode]) -> list[Any]:
         """The commands in one round trip, their replies in order, an error reply as its
         exception in place: over the thread's `HotLine` on a standalone Redis, else as a
         redis-py pipeline (a cluster's pipeline routes each command by its key)."""
@@ -619,7 +670,11 @@ class Store:
             return self._hot.pipeline(commands)
         pipe = self.r.pipeline(transaction=False)
         for command in commands:
-            pipe.execute_command(*command)
+            if isinstance(command, OnNode):
+                pipe.execute_command(*command.args,
+                                     target_nodes=self.r.get_node_from_key(command.key))
+            else:
+                pipe.execute_command(*command)
         return pipe.execute(raise_on_error=False)
 
     def _answers(self, commands: list[Command]) -> list[Any]:
