@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from redis.cluster import ClusterPipeline, RedisCluster
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.policies import (
     BasePolicyResolver,
     CommandPolicies,
@@ -47,6 +47,11 @@ class StoreCluster(RedisCluster):
         return pipe
 
 
-def cluster_client(url: str, **options: Any) -> StoreCluster:
-    """A cluster client from one node's URL (the others are learnt from it)."""
-    return StoreCluster.from_url(url, policy_resolver=ScriptsByKeys(), **options)
+def cluster_client(url: str, known_from: RedisCluster | None = None,
+                   **options: Any) -> StoreCluster:
+    """A cluster client from one node's URL (the others are learnt from it), and from every
+    node `known_from` knows: a client made while that node is away (failed over, restarting)
+    still finds the cluster."""
+    nodes = [ClusterNode(n.host, n.port) for n in known_from.get_nodes()] if known_from else []
+    return StoreCluster.from_url(url, policy_resolver=ScriptsByKeys(), startup_nodes=nodes,
+                                 **options)

@@ -316,7 +316,9 @@ class Store:
             from service.storage.cluster_client import cluster_client
 
             client: redis.Redis = cluster_client(url, **_CLIENT_OPTIONS)
-            raw = functools.partial(cluster_client, url, **_RAW_OPTIONS)
+            # made when first needed, maybe after the node in `url` failed: it starts from
+            # every node the store's client knows by then
+            raw = functools.partial(cluster_client, url, known_from=client, **_RAW_OPTIONS)
         else:
             client = redis.Redis.from_url(url, **_CLIENT_OPTIONS)
         live = redis.Redis.from_url(live_url, **_CLIENT_OPTIONS) if live_url else None
