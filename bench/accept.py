@@ -12,7 +12,8 @@ move, counted in Redis, their commands riding in the move's own two round trips 
 through Flask alone (PARLEY_HOT_PATHS=0, limits on), the path every move took before
 session 8. Every envelope names the current step and a fresh
 nonce, so each is accepted (they would be rejected as stale later: nothing resolves them
-here). Envelopes are signed before the clock starts.
+here; these games are made without derived nonces, docs/audit.md §6, which would take one
+envelope per move). Envelopes are signed before the clock starts.
 Target: >= 1,000 requests/s per web process.
 
 The settled figure plays whole Stratego games through the app, move after move, each move
@@ -43,7 +44,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.common import Figure, bundled_redis, main
-from bench.games import Player, stratego_in_play
+from bench.games import Player, stratego_in_play, without_derived_nonces
 from engines.registry import get_engine
 from service.domain.accept import submit_move
 from service.domain.foresight import NO_DRAWS
@@ -56,8 +57,10 @@ BATCH = 16
 
 
 def _game_in_play(store: Store) -> tuple[str, list[Player], int, dict]:
-    """An Original game after both setups: (game, players, step, a legal move of Red)."""
+    """An Original game after both setups: (game, players, step, a legal move of Red); made
+    without derived nonces, so that many copies of Red's move are each accepted."""
     gid, players = stratego_in_play(store, Ed25519PrivateKey.generate())
+    without_derived_nonces(store, gid)
     state = store.state(gid)
     return gid, players, state["step"], next(get_engine("stratego").legal_moves(state, 0))
 
@@ -81,12 +84,14 @@ def _batch_rate(app: Any, store: Store, count: int, size: int) -> float:
     games = []
     for _ in range(size):
         gid, pair = stratego_in_play(store, server_key, players=pair)
+        without_derived_nonces(store, gid)  # each round posts the same moves anew
         state = store.state(gid)
         games.append((gid, state["step"], next(get_engine("stratego").legal_moves(state, 0))))
     assert pair is not None
     environs = []
     for _ in range(count // size):
-        envelopes = [json.loads(pair[0].envelope(gid, 0, step, move)) for gid, step, move in games]
+        envelopes = [json.loads(pair[0].envelope(gid, 0, step, move, derived=False))
+                     for gid, step, move in games]
         environs.append(_environ("/v1/moves", json.dumps({"envelopes": envelopes}).encode()))
     statuses: list[str] = []
     bodies: list[bytes] = []
@@ -142,7 +147,8 @@ def _wsgi_rate(app: Any, store: Store, count: int) -> float:
     """POSTs per second through `app` (a WSGI callable), each a fresh accepted move."""
     gid, players, step, move = _game_in_play(store)
     path = f"/v1/games/{gid}/moves"
-    environs = [_environ(path, players[0].envelope(gid, 0, step, move)) for _ in range(count)]
+    environs = [_environ(path, players[0].envelope(gid, 0, step, move, derived=False))
+                for _ in range(count)]
     statuses: list[str] = []
 
     def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
@@ -194,7 +200,8 @@ def run(runs: int | None = None, quick: bool = False, count: int | None = None,
         server_key = Ed25519PrivateKey.generate()
         for _ in range(runs):
             gid, players, step, move = _game_in_play(store)
-            bodies = [players[0].envelope(gid, 0, step, move) for _ in range(count)]
+            bodies = [players[0].envelope(gid, 0, step, move, derived=False)
+                      for _ in range(count)]
             t = time.perf_counter()
             for body in bodies:
                 submit_move(store, gid, body, server_key)

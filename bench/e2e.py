@@ -478,7 +478,7 @@ def _loader(url: str, store: GameStore, games: int, start: float, seconds: float
             raise RuntimeError(f"create game: {resp.status_code} {resp.text[:200]}")
         gid = resp.json()["id"]
         for p in players:
-            resp = http.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
+            resp = http.post(f"/v1/games/{gid}/join", json=p.join_body(gid), headers=p.auth)
             if resp.status_code >= 300:
                 raise RuntimeError(f"join: {resp.status_code} {resp.text[:200]}")
         return gid
@@ -770,7 +770,7 @@ def _bot_pair(url: str, store: GameStore, games: int, start: float, seconds: flo
             gid = resp.json()["id"]
             seats = []
             for bot in bots:  # the game starts (no longer open) at the second join
-                resp = http.post(f"/v1/games/{gid}/join", json={}, headers=bot.auth)
+                resp = http.post(f"/v1/games/{gid}/join", json=bot.join_body(gid), headers=bot.auth)
                 if resp.status_code >= 300:
                     raise RuntimeError(f"join: {resp.status_code} {resp.text[:200]}")
                 seats.append(resp.json()["seat"])

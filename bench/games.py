@@ -43,13 +43,34 @@ class Player:
                              "created_at": now_iso()}, secrets.token_hex(16))
         return self
 
-    def envelope(self, game: str, seat: int, step: int, move: dict[str, Any]) -> bytes:
-        payload = {"game": game, "seat": seat, "step": step, "move": move,
-                   "nonce": signing.b64url_encode(secrets.token_bytes(16)),
+    def signed_join(self, game: str, seed: str) -> str:
+        """The player's signed join of `game` with client seed `seed`, as the store keeps it
+        (docs/audit.md §18)."""
+        statement = signing.join_statement(game, self.id, seed, signing.issued_now())
+        return json.dumps({"statement": statement, "key_id": self.key_id,
+                           "signature": signing.sign_join(self.key, statement)},
+                          sort_keys=True, separators=(",", ":"))
+
+    def envelope(self, game: str, seat: int, step: int, move: dict[str, Any],
+                 derived: bool = True) -> bytes:
+        """A signed move: its derived nonce (docs/audit.md §6), or with `derived` false a
+        random one, for a game made without derived nonces (`without_derived_nonces`)."""
+        payload = {"game": game, "seat": seat, "step": step, "move": move, "nonce": "",
                    "issued_at": signing.issued_now()}
+        payload["nonce"] = (signing.derive_nonce(self.key, payload) if derived
+                            else signing.b64url_encode(secrets.token_bytes(16)))
         env = {"payload": payload, "key_id": self.key_id,
                "signature": signing.sign_payload(self.key, payload)}
         return json.dumps(env).encode()
+
+
+def without_derived_nonces(store: Store, gid: str) -> None:
+    """Make `gid` a game as made before derived nonces (no `platform.nonces`): it accepts
+    many envelopes of one move at one step, each with its own random nonce, as the figures
+    of many copies of one move post them (a game with derived nonces takes each move once)."""
+    platform = json.loads(store.meta(gid)["platform"])
+    platform.pop("nonces", None)
+    store.r.hset(game_key(gid, "meta"), "platform", json.dumps(platform))
 
 
 def stratego_game(store: Store, army: str = "original", players: list[Player] | None = None
@@ -60,7 +81,7 @@ def stratego_game(store: Store, army: str = "original", players: list[Player] | 
     game = create_game(store, "stratego", {"army": army, "red_player": "joined"}, 2,
                        players[0].id)
     for seat, p in enumerate(players):
-        store.join(game.id, seat, p.id, f"seed-{seat}", 2)
+        store.join(game.id, seat, p.id, f"seed-{seat}", 2, p.signed_join(game.id, f"seed-{seat}"))
     start_game(store, game.id)
     return game.id, players
 

@@ -5,7 +5,8 @@ DESIGN.md "Audited randomness"; the byte-exact specification is `docs/audit.md`.
 - `game_seed`: HMAC-SHA256(server_seed, b"parley-dice-v1" || JCS([game_id, client_seed_0, ...])).
 - A draw key per occasion: `start_key` for draws at game start (the platform's `seat-order`, an
   engine's `setup`), `move_key` for draws made while applying a move, keyed by that move's
-  signature so nobody can know a roll before the move that causes it is signed.
+  roll source (`parley_protocol.signing.roll_source`: its signature, or in a game with derived
+  nonces a player's nonce) so nobody can know a roll before the move that causes it is signed.
 - The stream under a key: blocks HMAC-SHA256(key, counter as 8-byte big-endian), counter 0, 1, ...,
   read as 4-byte big-endian unsigned words.
 - `randint(lo, hi)`: n = hi - lo + 1; words w >= 2**32 - (2**32 mod n) are rejected (no modulo
@@ -43,9 +44,10 @@ def start_key(seed: bytes) -> bytes:
     return hmac.new(seed, START_LABEL, hashlib.sha256).digest()
 
 
-def move_key(seed: bytes, signature: bytes) -> bytes:
-    """The key of the draws made while applying the move with this (raw) signature."""
-    return hmac.new(seed, MOVE_LABEL + signature, hashlib.sha256).digest()
+def move_key(seed: bytes, source: bytes) -> bytes:
+    """The key of the draws made while applying the move with this roll source (raw bytes:
+    its signature, or its derived nonce, `parley_protocol.signing.roll_source`)."""
+    return hmac.new(seed, MOVE_LABEL + source, hashlib.sha256).digest()
 
 
 class _Logged:

@@ -69,6 +69,19 @@ class TestPlayer:
         return {"statement": statement, "key_id": self.key_id,
                 "signature": signing.sign_consent(self.key, statement)}
 
+    def join_body(self, game: str, seed: str | None = None, seat: int | None = None,
+                  issued_at: str | None = None) -> dict[str, Any]:
+        """The body of `POST /v1/games/{game}/join`: a signed join with the client seed
+        `seed` (a fresh random one if None), at `seat` if given (docs/audit.md §18)."""
+        statement = signing.join_statement(
+            game, self.id, seed if seed is not None else secrets.token_urlsafe(16),
+            issued_at or _issued_now())
+        body: dict[str, Any] = {"statement": statement, "key_id": self.key_id,
+                                "signature": signing.sign_join(self.key, statement)}
+        if seat is not None:
+            body["seat"] = seat
+        return body
+
     def register(self, http: Any) -> TestPlayer:
         """Register through `http` (a Flask test client or a requests-like session)."""
         resp = http.post("/v1/players", json=self.registration())
@@ -78,12 +91,21 @@ class TestPlayer:
         return self
 
     def envelope(self, game: str, seat: int, step: int, move: dict[str, Any],
-                 nonce: str | None = None, issued_at: str | None = None) -> dict[str, Any]:
-        payload = {"game": game, "seat": seat, "step": step, "move": move,
-                   "nonce": nonce or signing.b64url_encode(secrets.token_bytes(16)),
+                 nonce: str | None = None, issued_at: str | None = None, repeat: int = 0
+                 ) -> dict[str, Any]:
+        """A signed move with its derived nonce (docs/audit.md §6; `repeat`: the very same
+        move made once more at this step), unless `nonce` names another (`random_nonce()`
+        for a game without derived nonces, or to see one refused)."""
+        payload = {"game": game, "seat": seat, "step": step, "move": move, "nonce": "",
                    "issued_at": issued_at or _issued_now()}
+        payload["nonce"] = nonce or signing.derive_nonce(self.key, payload, repeat)
         return {"payload": payload, "key_id": self.key_id,
                 "signature": signing.sign_payload(self.key, payload)}
+
+
+def random_nonce() -> str:
+    """16 random bytes in base64url: a nonce as clients made them before derived nonces."""
+    return signing.b64url_encode(secrets.token_bytes(16))
 
 
 def _issued_now() -> str:

@@ -181,10 +181,20 @@ def _example_bundle() -> dict[str, Any]:
         "client_seeds": CLIENT_SEEDS, "joined": joined, "entries": entries, "draws": draws,
         "state_hashes": hashes, "result": engine.result(state),
         "server_key": signing.public_key_b64(server),
+        "joins": [_join(i, pid, keys[pid], seed)
+                  for i, (pid, seed) in enumerate(zip(joined, CLIENT_SEEDS, strict=True))],
     }
     message = signing.BUNDLE_PREFIX + signing.canonical(bundle)
     bundle["signature"] = signing.b64url_encode(server.sign(message))
     return {"signed_message_sha256": hashlib.sha256(message).hexdigest(), "bundle": bundle}
+
+
+def _join(seat: int, player: str, key: tuple[str, Ed25519PrivateKey], seed: str
+          ) -> dict[str, Any]:
+    """A player's signed join of provisional seat `seat` (docs/audit.md §18)."""
+    statement = signing.join_statement(GAME_ID, player, seed, TIME)
+    return {"seat": seat, "statement": statement, "key_id": key[0],
+            "signature": signing.sign_join(key[1], statement)}
 
 
 def build_vectors() -> dict[str, Any]:
@@ -332,6 +342,12 @@ def test_example_bundle_verifies(vectors) -> None:
         example["signed_message_sha256"]
     report = verify_bundle(bundle)
     assert report.ok, report.failure
+    assert report.joins_signed is True
+    join = bundle["joins"][1]  # the message a join signs, from the spec (§18)
+    listed = {key_id: key for p in bundle["players"] for key_id, key in p["keys"].items()}
+    public = signing.b64url_decode(listed[join["key_id"]])
+    assert signing.ed25519_verify(public, signing.b64url_decode(join["signature"]),
+                                  b"parley-join-v1\n" + _jcs(join["statement"]))
     bundle["entries"][2]["envelope"]["payload"]["move"]["to"] = "b4"
     assert not verify_bundle(bundle).ok
 

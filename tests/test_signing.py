@@ -17,6 +17,77 @@ from parley_protocol import signing
 
 VECTORS = Path(__file__).resolve().parents[1] / "docs" / "move-signing-vectors.json"
 CASES = json.loads(VECTORS.read_text())["cases"]
+DERIVED_DESCRIPTION = (
+    " derived_nonce_cases: the same keys and moves with derived nonces (docs/audit.md section "
+    "6): nonce = base64url(Ed25519(key, 'parley-nonce-v1\\n' + JCS(nonce_input))), where "
+    "nonce_input is the payload's game, seat, step and move, and also repeat when the very "
+    "same move is made once more at one step (its number then follows the 64 signature bytes "
+    "as one more byte); roll_source_hex is the bytes that key the move's dice in a game whose "
+    "platform has nonces 'derived'. Written by `python -m tests.test_signing`.")
+
+
+def derived_cases() -> list[dict[str, Any]]:
+    """The file's `derived_nonce_cases` as the code makes them: each case of `cases` with its
+    derived nonce, then the first one's move made once more at its step (repeat 1)."""
+    out = []
+    for case, repeat in ((CASES[0], 0), (CASES[1], 0), (CASES[0], 1)):
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["private_key_seed_hex"]))
+        payload = dict(case["payload"])
+        nonce_input = {name: payload[name] for name in signing.NONCE_MEMBERS}
+        if repeat:
+            nonce_input["repeat"] = repeat
+        payload["nonce"] = signing.derive_nonce(key, payload, repeat)
+        signature = signing.sign_payload(key, payload)
+        out.append({
+            "private_key_seed_hex": case["private_key_seed_hex"],
+            "public_key": case["public_key"], "repeat": repeat, "nonce_input": nonce_input,
+            "nonce_message_hex": signing.nonce_message(payload, repeat).hex(),
+            "nonce": payload["nonce"],
+            "roll_source_hex": signing.b64url_decode(payload["nonce"]).hex(),
+            "payload": payload, "canonical_payload_utf8": signing.canonical(payload).decode(),
+            "signed_message_hex": signing.move_message(payload).hex(), "signature": signature,
+            "envelope": {"payload": payload, "key_id": case["envelope"]["key_id"],
+                         "signature": signature}})
+    return out
+
+
+def write_vectors() -> None:
+    """Rewrite the file's derived-nonce cases from the code (the other cases stay)."""
+    data = json.loads(VECTORS.read_text())
+    data["description"] = data["description"].split(" derived_nonce_cases:")[0] + \
+        DERIVED_DESCRIPTION
+    data["derived_nonce_cases"] = derived_cases()
+    VECTORS.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def test_the_derived_nonce_cases_are_what_the_code_produces() -> None:
+    data = json.loads(VECTORS.read_text())
+    assert data["derived_nonce_cases"] == derived_cases()
+    assert data["description"].endswith(DERIVED_DESCRIPTION)
+
+
+@pytest.mark.parametrize("case", json.loads(VECTORS.read_text()).get("derived_nonce_cases", []),
+                         ids=lambda c: f"{c['payload']['game']}-repeat{c['repeat']}")
+def test_derived_nonce_vector_from_the_spec(case: dict) -> None:
+    """Each derived nonce rebuilt from the spec's words alone: JCS of the covered members,
+    the prefix, an Ed25519 signature, the repeat byte, base64url."""
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["private_key_seed_hex"]))
+    covered = {k: case["payload"][k] for k in ("game", "seat", "step", "move")}
+    if case["repeat"]:
+        covered["repeat"] = case["repeat"]
+    assert covered == case["nonce_input"]
+    message = b"parley-nonce-v1\n" + rfc8785.dumps(covered)
+    assert message.hex() == case["nonce_message_hex"]
+    raw = key.sign(message) + (bytes([case["repeat"]]) if case["repeat"] else b"")
+    assert signing.b64url_encode(raw) == case["nonce"] == case["payload"]["nonce"]
+    assert raw.hex() == case["roll_source_hex"]
+    assert signing.roll_source(case["envelope"], {"nonces": "derived"}).hex() == \
+        case["roll_source_hex"]
+    public = signing.b64url_decode(case["public_key"])
+    assert signing.is_derived_nonce(public, case["payload"])
+    assert signing.verify_payload(public, case["payload"], case["signature"])
+    assert key.sign(b"parley-move-v1\n" + rfc8785.dumps(case["payload"])) == \
+        signing.b64url_decode(case["signature"])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["payload"]["game"] for c in CASES])
@@ -125,3 +196,7 @@ def test_strict_parse_edge_cases(body: bytes) -> None:
     if body.count(b'"a":') + body.count(b'"b":') + body.count(b'"x":') > 1:
         with pytest.raises(signing.DuplicateKey):
             signing.parse_json_strict(body)
+
+
+if __name__ == "__main__":
+    write_vectors()

@@ -49,10 +49,12 @@ def _post(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
 
 
 def _both_setups(client: Any, run_jobs: Any, gid: str, players: dict) -> None:
-    """The two secret setups, with Red's setup sent twice: the second is rejected when it is
-    resolved (`setup_already_submitted`), an engine rejection recorded in the log."""
+    """The two secret setups, with a second setup of Red's (flag and bomb swapped: the very
+    same setup again would be the same move, taken once): it is rejected when it is resolved
+    (`setup_already_submitted`), an engine rejection recorded in the log."""
     _post(client, gid, players[0], 0, {"type": "setup", "placement": SETUP_0})
-    _post(client, gid, players[0], 0, {"type": "setup", "placement": SETUP_0}, step=0)
+    other = {**SETUP_0, "a1": "bomb", "b1": "flag"}
+    _post(client, gid, players[0], 0, {"type": "setup", "placement": other}, step=0)
     run_jobs()
     _post(client, gid, players[1], 1, {"type": "setup", "placement": SETUP_1})
     run_jobs()
@@ -106,7 +108,7 @@ def _short_game(client: Any, run_jobs: Any) -> dict[str, Any]:
 
 
 def _solo_totohu(client: Any, run_jobs: Any) -> dict[str, Any]:
-    """Totohu for one seat: the dummy's ship is a die roll keyed by each move's signature."""
+    """Totohu for one seat: the dummy's ship is a die roll keyed by each move's nonce."""
     gid, players = new_game(client, "totohu", {}, 1)
     chooser = random.Random(3)
     for _ in range(500):
@@ -265,9 +267,9 @@ TAMPERINGS = [
     ("a move replaced by a resign", _resign_instead, "the signature does not verify"),
     ("the server seed", _set("server_seed", "00" * 32), "commitment: SHA-256"),
     ("the commitment", _set("commitment", "ab" * 32), "commitment: SHA-256"),
-    # a 2-seat shuffle keeps its result with chance 1/2: then only the signature can tell
+    # the seed its player signed tells first (docs/audit.md §18)
     ("a client seed", _set("client_seeds.0", "other"),
-     ("draw 0 (seat-order, the start): result", "bundle signature does not verify")),
+     "joins[0]: the client seed of seat 0 is \"other\", but its player signed"),
     ("a dropped move", _drop, "entries: entry #5 has seq 6"),
     ("a dropped move, renumbered", _renumber_after_drop, "entry 5: the entry hash"),
     ("two entries reordered", _swap, "entries: entry #5 has seq 6"),
@@ -285,7 +287,7 @@ TAMPERINGS = [
     ("the options", _set("options.army", "original"), "state hash of the start"),
     ("the seat order option", _set("platform.seat_order", "joined"),
      ("seats: the seat-order draw seats", "draw 0 (", "that the replay never makes")),
-    ("a player's key", _set("players.0.keys", {}), "is not a key of any seated player"),
+    ("a player's key", _set("players.0.keys", {}), "is not a key of player"),  # its join
     ("the seated players", lambda a: a["players"].reverse(), "players[0]: names seat 1"),
     ("an accepted_at", _set("entries.0.accepted_at", "2000-01-01T00:00:00Z"),
      "signature: the bundle signature does not verify"),

@@ -31,11 +31,25 @@ KEY_PREFIX = b"parley-key-v1\n"
 CONSENT_PREFIX = b"parley-consent-v1\n"
 #: the only scope a consent has: every game of the player
 CONSENT_SCOPE = "all_games"
+#: a player's statement taking a seat with the client seed they chose (docs/audit.md §18)
+JOIN_PREFIX = b"parley-join-v1\n"
+#: the most code points a client seed may have (and the fewest: 1)
+MAX_CLIENT_SEED = 128
 #: the `key_id` of envelopes the server signs itself: a late seat's timeout action
 SERVER_KEY_ID = "server"
 #: the `key_id` of a move the server signs on a player's behalf from their mail reply
 #: (docs/audit.md §15): its nonce is the digest of the reply token that authorised it
 MAIL_KEY_ID = "mail"
+#: a move's derived nonce is the player's signature of this prefix + JCS of the payload's
+#: game, seat, step and move (docs/audit.md §6)
+NONCE_PREFIX = b"parley-nonce-v1\n"
+#: the payload members a derived nonce covers
+NONCE_MEMBERS = ("game", "seat", "step", "move")
+#: `platform.nonces` of a game whose players' nonces must be derived, and whose player-signed
+#: moves roll from their nonce rather than their signature (docs/audit.md §3, §6, §9)
+DERIVED_NONCES = "derived"
+#: the most times one seat can make the very same move at one step, beyond the first
+MAX_REPEAT = 255
 
 
 #: `issued_at` as RFC 3339 writes a moment: date, time, optional fraction, a zone
@@ -196,6 +210,36 @@ def verify_consent(public_key: bytes, statement: dict[str, Any], signature: str)
         return False
 
 
+def join_statement(game: str, player: str, client_seed: str, issued_at: str) -> dict[str, str]:
+    """What a player signs to take a seat in `game` with the client seed they chose."""
+    return {"game": game, "player": player, "client_seed": client_seed,
+            "issued_at": issued_at}
+
+
+def sign_join(private_key: Ed25519PrivateKey, statement: dict[str, Any]) -> str:
+    return b64url_encode(ed25519_sign(private_key, JOIN_PREFIX + canonical(statement)))
+
+
+def verify_join(public_key: bytes, statement: dict[str, Any], signature: str) -> bool:
+    try:
+        return ed25519_verify(public_key, b64url_decode(signature),
+                              JOIN_PREFIX + canonical(statement))
+    except (ValueError, TypeError, UnicodeEncodeError):
+        return False
+
+
+def client_seed_ok(seed: Any) -> bool:
+    """A client seed: a string of 1 to MAX_CLIENT_SEED code points that is Unicode text (no
+    unpaired surrogate, which has no UTF-8 bytes to enter the dice with)."""
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_CLIENT_SEED:
+        return False
+    try:
+        seed.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def whole_seconds(issued_at: Any) -> bool:
     """An RFC 3339 moment without a fraction of a second (what the server stamps on a
     mail-authorised entry, so it cannot grind the entry's signature by the microsecond)."""
@@ -208,6 +252,75 @@ def verify_payload(public_key: bytes, payload: dict[str, Any], signature: str) -
         return ed25519_verify(public_key, b64url_decode(signature), move_message(payload))
     except ValueError:
         return False
+
+
+def nonce_message(payload: dict[str, Any], repeat: int = 0) -> bytes:
+    """The bytes a player signs to derive a move's nonce: the payload's game, seat, step and
+    move, nothing else (not the nonce, not `issued_at`); a repeat of the very same move at
+    the same step (repeat >= 1, docs/audit.md §6) adds its number as `repeat`."""
+    covered = {name: payload[name] for name in NONCE_MEMBERS}
+    if repeat:
+        covered["repeat"] = repeat
+    return NONCE_PREFIX + canonical(covered)
+
+
+def derive_nonce(private_key: Ed25519PrivateKey, payload: dict[str, Any],
+                 repeat: int = 0) -> str:
+    """The move's derived nonce: base64url of the Ed25519 signature of `nonce_message` (64
+    bytes, 86 characters), followed for a repeat by one byte, its number (65 bytes). Ed25519
+    is deterministic, so signing the same move at the same step again gives the same nonce."""
+    if not 0 <= repeat <= MAX_REPEAT:
+        raise ValueError(f"a repeat is 0 to {MAX_REPEAT}")
+    raw = ed25519_sign(private_key, nonce_message(payload, repeat))
+    return b64url_encode(raw + (bytes([repeat]) if repeat else b""))
+
+
+def nonce_repeat(nonce: Any) -> int | None:
+    """The repeat a derived nonce names by its length: 0 for 64 bytes, the last byte (1 to
+    255) for 65; None for a nonce that cannot be a derived one."""
+    try:
+        raw = b64url_decode(nonce)
+    except ValueError:
+        return None
+    if len(raw) == 64:
+        return 0
+    if len(raw) == 65 and raw[64] >= 1:
+        return raw[64]
+    return None
+
+
+def is_derived_nonce(public_key: bytes, payload: dict[str, Any]) -> bool:
+    """True if the payload's nonce is its derived nonce with this (raw) public key."""
+    nonce = payload.get("nonce")
+    repeat = nonce_repeat(nonce)
+    if repeat is None:
+        return False
+    try:
+        return ed25519_verify(public_key, b64url_decode(nonce)[:64],
+                              nonce_message(payload, repeat))
+    except (KeyError, TypeError, ValueError):  # a member missing, a value without JCS
+        return False
+
+
+def derives_nonces(platform: Any) -> bool:
+    """Whether a game (its platform options) requires derived nonces of its players."""
+    return isinstance(platform, dict) and platform.get("nonces") == DERIVED_NONCES
+
+
+def player_signed(envelope: dict[str, Any]) -> bool:
+    """Signed by a player's key, not by the server (a timeout action, a mail-authorised move)."""
+    return envelope["key_id"] not in (SERVER_KEY_ID, MAIL_KEY_ID)
+
+
+def roll_source(envelope: dict[str, Any], platform: Any) -> bytes:
+    """The bytes a move's draw key is made from (`engines.rng.move_key`, docs/audit.md §3),
+    for the server's resolve and the verifier's replay alike: in a game that requires derived
+    nonces, a player-signed envelope's nonce, decoded (every signing of the same move at the
+    same step has it, so a re-signed move rolls the same); else, and for the server's own
+    entries in every game, the envelope's signature, decoded (64 bytes)."""
+    if derives_nonces(platform) and player_signed(envelope):
+        return b64url_decode(envelope["payload"]["nonce"])
+    return b64url_decode(envelope["signature"])
 
 
 def sha256_hex(data: bytes) -> str:

@@ -2,9 +2,11 @@
 
 Nothing here talks to a server or to Redis. Given the bundle of a finished game, the verifier
 re-derives everything the server claims from first principles: the commitment from the revealed
-seed, every envelope's signature from the players' keys, the entry-hash chain from the envelopes,
-every draw from the seeds and signatures, every state hash by replaying the engine from the
-start, and in a timed game every seat's clock, to check that each timeout action was due
+seed, every envelope's signature from the players' keys (and, in a game that requires them,
+every player's derived nonce), the entry-hash chain from the envelopes, every draw from the
+seeds and the moves' roll sources (`signing.roll_source`), every state hash by replaying the
+engine from the start, and in a timed game every seat's clock, to check that each timeout
+action was due
 (`parley_protocol.clock_check`). A record (`GET /v1/games/{id}/record`) is an audit bundle
 plus the game's events; the events carry no signature of their own because the replay
 re-creates them exactly.
@@ -53,6 +55,9 @@ PAYLOAD_FIELDS = frozenset({"game", "seat", "step", "move", "nonce", "issued_at"
 #: a consent of the bundle's `consents` (docs/audit.md §16), and its signed statement
 CONSENT_FIELDS = frozenset({"seat", "statement", "key_id", "signature"})
 STATEMENT_FIELDS = frozenset({"player", "scope", "mail_moves", "issued_at"})
+#: a signed join of the bundle's `joins` (docs/audit.md §18), and its signed statement
+JOIN_FIELDS = frozenset({"seat", "statement", "key_id", "signature"})
+JOIN_STATEMENT_FIELDS = frozenset({"game", "player", "client_seed", "issued_at"})
 DRAW_FIELDS = ("index", "seq", "step", "purpose", "kind", "params", "result")
 PLATFORM_EVENTS = ("game_started", "game_finished", TIMEOUT)
 #: the statuses of a game that has ended (an abort may end it as `aborted`)
@@ -87,6 +92,9 @@ class Report:
     timeouts_timed: int = 0
     #: whether an abort ended the game (its result: nobody won)
     aborted: bool = False
+    #: whether every client seed was shown chosen by its player (a signed join, docs/audit.md
+    #: §18; a mail-only seat's made by the server): False for a bundle without `joins`
+    joins_signed: bool | None = None
 
     @property
     def ok(self) -> bool:
@@ -182,6 +190,10 @@ class _Verifier:
         #: each seat's consents to moves by mail: (when, allowed), in time order
         self.consents: dict[int, list[tuple[float, bool]]] = {}
         self.clocks: ClockRecord | None = None
+        #: the moves with derived nonces seen: JCS([seat, step, move]) and the repeat named
+        self.repeats: set[tuple[bytes, int]] = set()
+        #: an envelope is hidden (a running game's secret move): later repeats are not checked
+        self.hidden = False
 
     def run(self, receipts: list[dict[str, Any]]) -> None:
         self._check_fields()
@@ -190,6 +202,7 @@ class _Verifier:
             self._check_commitment()
         self._check_players()
         self._check_consents()
+        self._check_joins()
         self._check_clocks()
         self._check_entries(finished)
         if finished:
@@ -236,6 +249,10 @@ class _Verifier:
         order = _get(_get(a, "platform", dict, "bundle"), "seat_order", str, "bundle platform")
         if order not in ("random", "joined"):
             _fail(f"bundle: unknown seat_order {order!r}")
+        nonces = a["platform"].get("nonces", None)
+        if nonces is not None and nonces != signing.DERIVED_NONCES:
+            _fail(f"bundle: unknown platform nonces {_short(nonces)} (absent or "
+                  f"{signing.DERIVED_NONCES!r})")
         seats = _get(a, "seats", int, "bundle")
         for name in ("players", "client_seeds", "joined"):
             if len(_get(a, name, list, "bundle")) != seats:
@@ -349,6 +366,75 @@ class _Verifier:
         if consents:
             self.ok(f"consents: {len(consents)} signed statements about moves by mail verified")
 
+    def _check_joins(self) -> None:
+        """Every client seed's signed join (docs/audit.md §18): the statement of the player
+        who took that provisional seat, naming this game and exactly that seed, signed with
+        one of that player's keys; a mail-only player's seat has none (the server made its
+        seed). A bundle made before joins were signed has no `joins`."""
+        a = self.audit
+        if "joins" not in a:
+            self.report.joins_signed = False
+            self.ok("joins: not signed (bundle made before signed joins)")
+            return
+        joins = a["joins"]
+        if not isinstance(joins, list) or len(joins) != a["seats"]:
+            _fail(f"bundle: 'joins' must be an array of {a['seats']} items")
+        final = {p.get("player"): s for s, p in enumerate(a["players"])
+                 if isinstance(p.get("player"), str)}
+        signed: list[int] = []
+        by_server: list[int] = []
+        for seat, (join, seed, player) in enumerate(zip(joins, a["client_seeds"], a["joined"],
+                                                        strict=True)):
+            where = f"joins[{seat}]"
+            if seed is None:
+                if join is not None:
+                    _fail(f"{where}: a signed join for seat {seat}, which holds no client seed")
+                continue
+            if not isinstance(player, str):
+                _fail(f"{where}: seat {seat} has a client seed but no player in 'joined'")
+            if join is None:
+                if final.get(player) in self.report.mail_only:
+                    by_server.append(seat)
+                    continue
+                _fail(f"{where}: the client seed of seat {seat} (player {player}) has no signed "
+                      f"join: nothing shows that its player chose it")
+            if not isinstance(join, dict) or set(join) != JOIN_FIELDS:
+                _fail(f"{where}: a join must have exactly {sorted(JOIN_FIELDS)}")
+            if _get(join, "seat", int, where) != seat:
+                _fail(f"{where}: names seat {join['seat']}, expected {seat}")
+            statement = _get(join, "statement", dict, where)
+            if set(statement) != JOIN_STATEMENT_FIELDS:
+                _fail(f"{where}: the statement must have exactly "
+                      f"{sorted(JOIN_STATEMENT_FIELDS)}")
+            if not _same(statement["game"], self.game):
+                _fail(f"{where}: the join of seat {seat} was signed for game "
+                      f"{_short(statement['game'])}, not {self.game}")
+            if not _same(statement["player"], player):
+                _fail(f"{where}: the join of seat {seat} is signed for player "
+                      f"{_short(statement['player'])}, but {player} took the seat")
+            if not _same(statement["client_seed"], seed):
+                _fail(f"{where}: the client seed of seat {seat} is {_short(seed)}, but its "
+                      f"player signed {_short(statement['client_seed'])}")
+            if signing.parse_issued_at(statement["issued_at"]) is None:
+                _fail(f"{where}: issued_at is not an RFC 3339 moment")
+            key_id = _get(join, "key_id", str, where)
+            if player not in final or self.keys.get(key_id, (None,))[0] != final[player]:
+                _fail(f"{where}: key {key_id} is not a key of player {player}, who took seat "
+                      f"{seat}")
+            if not signing.verify_join(self.keys[key_id][1], statement,
+                                       _get(join, "signature", str, where)):
+                _fail(f"{where}: the join of seat {seat} does not verify with key {key_id} "
+                      f"(changed, or not signed by player {player})")
+            signed.append(seat)
+        self.report.joins_signed = True
+        line = f"joins: {len(signed)} client seed{'s' * (len(signed) != 1)} signed by the " \
+               f"player{'s' * (len(signed) != 1)} who chose {'them' if len(signed) != 1 else 'it'}"
+        if by_server:
+            line += (f"; seat{'s' * (len(by_server) > 1)} {', '.join(map(str, by_server))} "
+                     f"mail-only, {'their seeds' if len(by_server) > 1 else 'its seed'} made "
+                     f"by the server")
+        self.ok(line)
+
     def _check_clocks(self) -> None:
         """The `clocks` record of a timed game (docs/audit.md §17): its shape here; the replay
         recomputes every clock from it."""
@@ -431,6 +517,8 @@ class _Verifier:
                 _fail(f"{where}: the digest is {digest}, but the envelope's is {actual}")
         elif finished:
             _fail(f"{where}: the envelope is missing (a finished game shows every one)")
+        else:  # a secret move while the game runs
+            self.hidden = True
         chain = signing.chain_hash(chain, digest)
         if _get(entry, "entry_hash", str, where) != chain:
             _fail(f"{where}: the entry hash is {entry['entry_hash']}, but the chain gives "
@@ -463,12 +551,31 @@ class _Verifier:
             if not signing.verify_payload(public, payload, _get(env, "signature", str, where)):
                 _fail(f"{where}: the signature does not verify with key {key_id} of seat {seat} "
                       f"(the envelope was changed or not signed by that player)")
+            if signing.derives_nonces(self.audit["platform"]):
+                self._check_derived_nonce(where, key_id, public, payload)
         nonce = _get(payload, "nonce", str, where)
         if nonce in nonces:
             _fail(f"{where}: reuses the nonce of entry {nonces[nonce]}")
         nonces[nonce] = seq
         _get(payload, "step", int, where)
         _get(payload, "move", dict, where)
+
+    def _check_derived_nonce(self, where: str, key_id: str, public: bytes,
+                             payload: dict[str, Any]) -> None:
+        """A player's nonce in a game whose platform requires derived nonces (docs/audit.md
+        §6): the key's signature of the payload's game, seat, step and move; a repeat r of the
+        very same move at the same step follows its repeat r - 1."""
+        if not signing.is_derived_nonce(public, payload):
+            _fail(f"{where}: the nonce is not the derived nonce of its payload with key {key_id} "
+                  f"(the game requires derived nonces: platform nonces "
+                  f"{signing.DERIVED_NONCES!r})")
+        repeat = signing.nonce_repeat(payload["nonce"]) or 0
+        made = signing.canonical([payload["seat"], payload["step"], payload["move"]])
+        if repeat and (made, repeat - 1) not in self.repeats and not self.hidden:
+            _fail(f"{where}: the nonce names repeat {repeat} of a move that seat "
+                  f"{payload['seat']} had not made {repeat} times before at step "
+                  f"{_short(payload['step'])}")
+        self.repeats.add((made, repeat))
 
     def _check_server_envelope(self, where: str, env: dict[str, Any],
                                payload: dict[str, Any]) -> None:
@@ -718,7 +825,7 @@ class Replay:
         if late and not abort:
             self._check_timeout_move(where, payload)
         rng = AuditedRng(move_key(self.seed,
-                                  signing.b64url_decode(entry["envelope"]["signature"])))
+                                  signing.roll_source(entry["envelope"], self.audit["platform"])))
         if abort:  # the platform's, not the rules': no engine, the state stays (§14)
             events = abort_events(payload)
         else:

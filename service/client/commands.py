@@ -20,7 +20,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from parley_protocol import signing
-from parley_protocol.verify_command import InputError, verify_files
+from parley_protocol.verify import ENDED, verify_bundle
+from parley_protocol.verify_command import InputError, read_strict_json, verify_files
 from parley_protocol.verify_command import add_arguments as add_verify_arguments
 
 from engines.sentences import join
@@ -32,6 +33,7 @@ from service.client.clock_command import (
     seat_notes,
     time_control_of,
 )
+from service.client.journal import Journal, check_mine
 from service.client.move_input import LastViews, MoveError, engine_for, label, read_move
 from service.client.roster import Roster, seat_of
 from service.client.session import (
@@ -280,12 +282,19 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def _join(session: Session, game: str, seat: int | None) -> int:
-    """Take a seat with a fresh random client seed, mixed into the game's dice."""
+    """Take a seat with a fresh random client seed, mixed into the game's dice, in a join
+    signed by the player's key (docs/audit.md §18); the journal keeps it for `verify --me`."""
+    journal = Journal(session.path, game)
     client_seed = signing.b64url_encode(secrets.token_bytes(16))
-    body: dict[str, Any] = {"client_seed": client_seed}
+    statement = signing.join_statement(game, session.config["player"], client_seed,
+                                       signing.issued_now())
+    signed = {"statement": statement, "key_id": session.config["key_id"],
+              "signature": signing.sign_join(session.key(), statement)}
+    body: dict[str, Any] = dict(signed)
     if seat is not None:
         body["seat"] = seat
     joined = session.http.post(f"/v1/games/{game}/join", body)
+    journal.joined(signed)
     final = joined.get("seat_final", True)
     where = _place(joined["seat"]) if final else "a seat (drawn when the game starts)"
     out(f"joined {game}: {where}, game {joined['status']} (client seed {client_seed})")
@@ -372,13 +381,25 @@ def _print_legal(view: dict[str, Any], ruleset: str) -> None:
 
 
 def sign_envelope(key: Ed25519PrivateKey, key_id: str, game: str, seat: int, step: int,
-                  move: dict[str, Any]) -> dict[str, Any]:
-    """The signed envelope of DESIGN.md "Signed moves": a fresh 16-byte nonce, UTC time."""
-    payload = {"game": game, "seat": seat, "step": step, "move": move,
-               "nonce": signing.b64url_encode(secrets.token_bytes(16)),
+                  move: dict[str, Any], repeat: int = 0) -> dict[str, Any]:
+    """The signed envelope of docs/audit.md §6: the move's derived nonce (the key's signature
+    of the game, seat, step and move, so that signing it again rolls the same; `repeat`: the
+    very same move made once more at this step), UTC time."""
+    payload = {"game": game, "seat": seat, "step": step, "move": move, "nonce": "",
                "issued_at": signing.issued_now()}
+    payload["nonce"] = signing.derive_nonce(key, payload, repeat)
     return {"payload": payload, "key_id": key_id,
             "signature": signing.sign_payload(key, payload)}
+
+
+def _times_made(session: Session, game: str, seat: int, step: int, move: dict[str, Any]
+                ) -> int:
+    """How often the game's log holds this very move by this seat at this step: the number
+    of its next repeat (docs/audit.md §6)."""
+    bundle = session.http.get(f"/v1/games/{game}/audit", auth=False)
+    same = signing.canonical([seat, step, move])
+    payloads = (e["envelope"]["payload"] for e in bundle["entries"] if "envelope" in e)
+    return sum(signing.canonical([p["seat"], p["step"], p["move"]]) == same for p in payloads)
 
 
 def cmd_move(args: argparse.Namespace) -> int:
@@ -395,12 +416,18 @@ def cmd_move(args: argparse.Namespace) -> int:
         raise ClientError(f"you hold no seat in {args.game}")
     seat = view["seat"] if args.seat is None else args.seat
     step = view["step"] if args.step is None else args.step
-    env = sign_envelope(session.key(), session.config["key_id"], args.game, seat, step, move)
-    try:
-        accepted = session.http.post(f"/v1/games/{args.game}/moves", env, auth=False)
+    repeat = _times_made(session, args.game, seat, step, move) if args.again else 0
+    env = sign_envelope(session.key(), session.config["key_id"], args.game, seat, step, move,
+                        repeat)
+    try:  # a dropped connection or a 5xx: the same envelope again, never a newly signed one
+        accepted = session.http.post_move(f"/v1/games/{args.game}/moves", env)
     except ApiError as err:
         out(f"refused: {err.code} ({err.status}): {err.detail}")
+        if err.code == "duplicate_nonce":
+            out("this very move was signed at this step before and the game holds it; to make "
+                "it once more at this step (a second unit of one kind), add --again")
         return 1
+    Journal(session.path, args.game).posted(env)  # for `parley verify --me`
     saved = _save_receipt(session, args.game, accepted["receipt"])
     out(f"accepted as move {accepted['id']} of {args.game} at step {step}; "
          f"receipt saved in {saved}")
@@ -465,13 +492,40 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a bundle or record offline; exit 0 only if every check passes (the check of
-    `parley-verify`, from the protocol package)."""
+    `parley-verify`, from the protocol package). With --me, fetch game BUNDLE's bundle and
+    check also what this client sent: its signed join and every envelope it posted."""
+    if args.me:
+        return _verify_mine(args)
     try:
         report = verify_files(args.bundle, args.receipt, args.server_key, args.partial)
     except InputError as err:
         raise ClientError(str(err)) from err
     out(report.render())
     return 0 if report.ok else 1
+
+
+def _verify_mine(args: argparse.Namespace) -> int:
+    """`parley verify GAME --me`: the bundle's checks (in part while the game runs), then the
+    player's own: what this client's journal kept is in the bundle."""
+    session = Session(args)
+    player = session.require_player()
+    kept = Journal(session.path, args.bundle).read()
+    bundle = session.http.get(f"/v1/games/{args.bundle}/audit", auth=False)
+    running = bundle.get("status") not in ENDED
+    try:
+        receipts = [read_strict_json(path) for path in args.receipt]
+    except InputError as err:
+        raise ClientError(str(err)) from err
+    report = verify_bundle(bundle, server_key=args.server_key, receipts=receipts,
+                           partial=args.partial or running)
+    out(report.render())
+    mine = check_mine(bundle, player, kept)
+    out(f"Your part of {args.bundle} (player {player}, as this client kept it)")
+    for passed, line in mine:
+        out(f"  {'ok  ' if passed else 'FAIL'}  {line}")
+    good = report.ok and all(passed for passed, _ in mine)
+    out("YOUR JOIN AND MOVES ARE IN THE BUNDLE" if good else "NOT VERIFIED")
+    return 0 if good else 1
 
 
 # ---- argparse ------------------------------------------------------------------------------
@@ -541,6 +595,9 @@ def add_commands(sub: Any) -> None:
                                 "game's notation (e4-e5), JSON, @FILE, or - for stdin")
     p.add_argument("--seat", type=int, help="default: your seat from the view")
     p.add_argument("--step", type=int, help="default: the current step from the view")
+    p.add_argument("--again", action="store_true",
+                   help="make the very same move once more at this step (its nonce names the "
+                        "repeat, counted in the game's log)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT,
                    help=f"seconds to wait for the outcome, 0: don't (default {DEFAULT_WAIT:g})")
     p = add("audit", cmd_audit, "download a game's audit bundle")
@@ -549,7 +606,12 @@ def add_commands(sub: Any) -> None:
     p = add("export", cmd_export, "download a finished game's record (bundle + events)")
     p.add_argument("game")
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
-    add_verify_arguments(add("verify", cmd_verify, "check an audit bundle or record offline"))
+    p = add("verify", cmd_verify, "check an audit bundle or record offline")
+    add_verify_arguments(p)
+    p.add_argument("--me", action="store_true",
+                   help="BUNDLE is a game id: fetch its bundle, verify it, and check that it "
+                        "holds your signed join with the seed this client sent and every move "
+                        "this client posted")
     from service.client.settings_command import add_settings  # they build on this module
     from service.client.watch import add_watch
 

@@ -11,6 +11,7 @@ key file.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import re
@@ -29,6 +30,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 #: a 503 is tried again this many times, after its Retry-After (at most MAX_RETRY_AFTER s)
 RETRIES = 5
+#: the answers on which a signed move is sent again unchanged (`Http.post_move`), besides a
+#: connection that failed or dropped before the answer
+RESEND_STATUSES = (500, 502, 503, 504)
 MAX_RETRY_AFTER = 10.0
 PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -161,7 +165,14 @@ class Http:
     def post(self, path: str, body: Any, auth: bool = True) -> Any:
         return self.call("POST", path, body, auth)
 
-    def call(self, method: str, path: str, body: Any, auth: bool) -> Any:
+    def post_move(self, path: str, envelope: Any) -> Any:
+        """POST a signed envelope (or a batch of them) until an answer comes: a connection
+        that fails or drops, or a 5xx, sends the very same bytes again (up to RETRIES times).
+        Never a newly signed envelope: re-posting the same one is idempotent, and signing the
+        move again gives the same derived nonce, hence the same roll (docs/audit.md §6)."""
+        return self.call("POST", path, envelope, False, resend=True)
+
+    def call(self, method: str, path: str, body: Any, auth: bool, resend: bool = False) -> Any:
         headers = {"Accept": "application/json"}
         data = None
         if body is not None:
@@ -171,10 +182,10 @@ class Http:
             headers["Authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(self.url(path), data, headers, method=method)
         try:
-            raw = self._send(request)
+            raw = self._send(request, resend)
         except urllib.error.HTTPError as err:
             raise problem_of(err) from None
-        except (urllib.error.URLError, OSError) as err:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as err:
             reason = getattr(err, "reason", err)
             raise ClientError(f"cannot reach {self.base}: {reason}") from None
         try:
@@ -183,21 +194,27 @@ class Http:
             raise ClientError(f"{self.url(path)} did not answer with JSON") from None
 
 
-    def _send(self, request: urllib.request.Request) -> bytes:
+    def _send(self, request: urllib.request.Request, resend: bool = False) -> bytes:
         """The answer's body. A 503 (`unavailable`: Redis or a store node away, the server
         starting or stopping) changed nothing, so the very same request (for a move, the same
         signed envelope: a re-post is idempotent) goes again after its Retry-After, up to
-        RETRIES times; the last 503 raises as any other refusal."""
+        RETRIES times; the last 503 raises as any other refusal. With `resend` (a signed
+        move, `post_move`) so do the other 5xx and a connection that failed or dropped."""
         attempt = 0
         while True:
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as resp:
                     return resp.read()
             except urllib.error.HTTPError as err:
-                if err.code != 503 or attempt == RETRIES:
+                if err.code not in (RESEND_STATUSES if resend else (503,)) or attempt == RETRIES:
                     raise
                 wait = _seconds(err.headers.get("Retry-After"))
                 err.close()
+            except (urllib.error.URLError, OSError, http.client.HTTPException):
+                # no answer: whether the server stored the move, nobody knows
+                if not resend or attempt == RETRIES:
+                    raise
+                wait = 1.0
             attempt += 1
             time.sleep(wait)
 

@@ -2,11 +2,13 @@
 
 Checks, each with its own code: the body is JSON without duplicate keys and matches the envelope
 schema (422 `invalid_envelope` / `malformed_move`), the key is known (401 `unknown_key`), the
-signature verifies (401 `bad_signature`), the signer holds the seat (403 `not_seated`), the seat
-is asked to act (409 `not_your_turn`, or the engine's own out-of-turn code such as
-`setup_already_submitted`), `step` is current (409 `stale_step`), the nonce is unused (409
-`duplicate_nonce`), and a dry run of the engine accepts the move (422 with the engine's code).
-Posting the same envelope again returns the same move (idempotent).
+signature verifies (401 `bad_signature`), in a game that requires derived nonces the nonce is
+the payload's derived nonce (422 `nonce_not_derived`, docs/audit.md §6), the signer holds the
+seat (403 `not_seated`), the seat is asked to act (409 `not_your_turn`, or the engine's own
+out-of-turn code such as `setup_already_submitted`), `step` is current (409 `stale_step`), the
+nonce is unused (409 `duplicate_nonce`), a dry run of the engine accepts the move (422 with the
+engine's code), and a repeat of the very same move at one step follows its previous repeat
+(409 `early_repeat`). Posting the same envelope again returns the same move (idempotent).
 """
 
 from __future__ import annotations
@@ -174,8 +176,11 @@ def _append_foreseen(store: Store, server_key: Any, envelope: dict[str, Any],
     context the attempt read (a miss), or None where the foreseen state refuses the move:
     the usual path decides."""
     payload = envelope["payload"]
+    if _repeat_of(foreseen.game, envelope):
+        return None  # its previous repeat is looked for in the log: the usual path's read
     try:
         _verify(key, envelope)
+        _check_nonce(foreseen.game, key, envelope)
         append, state = _judge(foreseen.game, foreseen.state, payload, canonical_env, None,
                                foreseen.chain_head, key["player"])
     except Problem:
@@ -312,12 +317,15 @@ def _check(store: Store, server_key: Any, envelope: dict[str, Any], canonical_en
         raise NotFound("No such game.", code="game_not_found")
     meta, state_json, seen = accept_inputs(store, gid, payload["nonce"], meta, state_json, seen)
     game = Game.from_meta(gid, meta)
+    _check_nonce(game, key, envelope)
     if seen is not None:
         existing = reads_of(store, game).entries(gid, seen, seen)
         if existing and existing[0][1]["env"] == canonical_env:
             return Accepted(seen, False, receipt(server_key, gid, seen, existing[0][1]))
     append, state = _judge(game, state_json, payload, canonical_env, seen,
                            meta.get("last_hash", ""), key["player"])
+    if _repeat_of(game, envelope):
+        _check_repeat(store, game, payload)
     if game.applied == game.head:  # no entry waits: the state is the one the move meets
         append.basis = (game, state, game.head + 1)
     return append
@@ -327,6 +335,56 @@ def _verify(key: dict[str, str], envelope: dict[str, Any]) -> None:
     if not signing.verify_payload(signing.b64url_decode(key["public_key"]),
                                   envelope["payload"], envelope["signature"]):
         raise BadSignature("The signature does not verify with this key.")
+
+
+def _check_nonce(game: Game, key: dict[str, str], envelope: dict[str, Any]) -> None:
+    """In a game that requires derived nonces, a player's nonce is the derived nonce of the
+    payload with the key that signed it (docs/audit.md §6): the signing key's signature of
+    the game, seat, step and move, so that signing the move again cannot change its roll."""
+    if not signing.derives_nonces(game.platform) or not signing.player_signed(envelope):
+        return
+    if not signing.is_derived_nonce(signing.b64url_decode(key["public_key"]),
+                                    envelope["payload"]):
+        raise InvalidRequest("This game requires derived nonces: the nonce must be the signing "
+                             "key's Ed25519 signature of \"parley-nonce-v1\\n\" + JCS of the "
+                             "payload's game, seat, step and move, in base64url "
+                             "(docs/audit.md §6).", code="nonce_not_derived")
+
+
+def _repeat_of(game: Game, envelope: dict[str, Any]) -> bool:
+    """Whether a player's derived nonce names a repeat (>= 1) of the same move at a step."""
+    return (signing.derives_nonces(game.platform) and signing.player_signed(envelope)
+            and bool(signing.nonce_repeat(envelope["payload"]["nonce"])))
+
+
+#: entries read at a time looking back through the log for a move's previous repeat
+REPEAT_SCAN = 64
+
+
+def _check_repeat(store: Store, game: Game, payload: dict[str, Any]) -> None:
+    """A repeat r of a move (the very same move by the same seat at the same step) follows
+    its repeat r - 1 in the log (docs/audit.md §6). Looked for from the last entry back to
+    the first that names an earlier step: a move naming a step is accepted only while the
+    game is at that step, so the log's steps never go down."""
+    want = (signing.nonce_repeat(payload["nonce"]) or 0) - 1
+    move = signing.canonical(payload["move"])
+    reads = reads_of(store, game)
+    last = game.head
+    while last >= 1:
+        first = max(1, last - REPEAT_SCAN + 1)
+        for _, fields in reversed(reads.entries(game.id, first, last)):
+            earlier = signing.load_json(fields["env"])["payload"]
+            if earlier["step"] < payload["step"]:
+                last = 0
+                break
+            if (earlier["seat"] == payload["seat"] and earlier["step"] == payload["step"]
+                    and signing.nonce_repeat(earlier["nonce"]) == want
+                    and signing.canonical(earlier["move"]) == move):
+                return
+        else:
+            last = first - 1
+    raise Conflict(f"The nonce names repeat {want + 1} of this move at step {payload['step']}, "
+                   f"but the log holds no repeat {want} of it.", code="early_repeat")
 
 
 def _judge(game: Game, state: dict[str, Any] | str | None, payload: dict[str, Any],

@@ -14,7 +14,7 @@ from typing import Any
 
 from parley_protocol import signing
 
-from service.domain import game_clocks
+from service.domain import game_clocks, joins
 from service.domain.game_model import Game
 from service.domain.game_reads import GameReads, reads_of
 from service.storage import consent_records
@@ -85,12 +85,24 @@ def build_bundle(store: Store, game: Game, server_key: Any,
         "result": game.result,
         "server_key": signing.public_key_b64(server_key),
     }
+    if game.raw.get("signed_joins"):  # not for a game created before joins were signed
+        bundle["joins"] = signed_joins(game)
     if game.platform.get("time_control") and (game.status in ("open", "full")
                                               or game.raw.get("zones")):
         bundle["clocks"] = clock_record(game)  # not for a game started before clocks
     bundle["signature"] = signing.b64url_encode(
         server_key.sign(signing.BUNDLE_PREFIX + signing.canonical(bundle)))
     return bundle
+
+
+def signed_joins(game: Game) -> list[dict[str, Any] | None]:
+    """Per provisional seat, the player's signed join (docs/audit.md §18), or None for a seat
+    not taken or taken by a mail-only player (whose seed the server made)."""
+    out: list[dict[str, Any] | None] = []
+    for seat in range(game.seats):
+        signed = joins.of_seat(game.raw, seat)
+        out.append({"seat": seat, **signed} if signed else None)
+    return out
 
 
 def clock_record(game: Game) -> dict[str, Any]:

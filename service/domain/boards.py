@@ -114,7 +114,7 @@ def state_at(store: Store, game: Game, step: int) -> dict[str, Any]:
             continue
         envelope = signing.load_json(fields["env"])
         payload = envelope["payload"]
-        rng = AuditedRng(move_key(seed, signing.b64url_decode(envelope["signature"])))
+        rng = AuditedRng(move_key(seed, signing.roll_source(envelope, game.platform)))
         state, _ = engine.apply(state, payload["seat"], payload["move"], rng)
         last = seq
     if engine.decision(state)["step"] != step:

@@ -53,7 +53,11 @@ class PayloadSchema(Schema):
     seat = StrictInt(required=True, validate=validate.Range(min=0, max=63))
     step = StrictInt(required=True, validate=validate.Range(min=0, max=2**53 - 1))
     move = fields.Dict(required=True, metadata={"description": "the game's move object"})
-    nonce = B64Url(required=True, min_bytes=16, max_len=128)
+    nonce = B64Url(required=True, min_bytes=16, max_len=128, metadata={
+        "description": "the move's derived nonce: base64url of the signing key's Ed25519 "
+                       "signature of \"parley-nonce-v1\\n\" + JCS({game, seat, step, move}) "
+                       "(docs/audit.md §6), which every game made now requires; 16 or more "
+                       "random bytes in a game made before"})
     issued_at = fields.String(required=True, validate=validate.Length(min=1, max=64))
 
 

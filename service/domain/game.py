@@ -97,6 +97,9 @@ def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
     engine_opts, platform = split_options(engine, options, seats)
     if time_control:
         platform["time_control"] = time_control
+    # every new game requires derived nonces: a move's dice follow its nonce, which re-signing
+    # the same move at the same step cannot change (docs/audit.md §6)
+    platform["nonces"] = signing.DERIVED_NONCES
     server_seed = secrets.token_bytes(32)
     gid = "g_" + secrets.token_hex(6)
     meta = {
@@ -105,6 +108,8 @@ def create_game(store: Store, ruleset: str, options: dict[str, Any], seats: int,
         "applied": "0", "joined": "0", "events": "0",
         "commitment": signing.sha256_hex(server_seed), "created_at": now_iso(),
         "creator": creator,
+        # its seats are taken by signed joins (docs/audit.md §18): its bundle lists them
+        "signed_joins": "1",
     }
     store.create_game(gid, meta, server_seed.hex(), creator)
     log.info("game %s created (%s, %d seats)", gid, ruleset, seats)
@@ -346,8 +351,9 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
     without touching the store: a Resolution to write, a Resolved with nothing to write, or
     None for a game that must be started first (`start_game`). `kept`: the state this worker
     kept, where the read carries `KEPT_STATE` instead (applying the entries changes it).
-    `rng_for`: each move's random source from its signature; by default the game's audited
-    one (which needs the server seed in `read`)."""
+    `rng_for`: each move's random source from its roll source (`signing.roll_source`: the
+    signature, or a player's derived nonce); by default the game's audited one (which needs
+    the server seed in `read`)."""
     meta, state_json, entries, draw_index, server_seed = read
     if kept is not None:
         state_json = kept.state_json
@@ -369,8 +375,8 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
             raise RuntimeError(f"game {gid} has no server seed")
         seed = _game_seed(game, server_seed)
 
-        def rng_for(signature: bytes) -> RecordedRng:
-            return AuditedRng(move_key(seed, signature))
+        def rng_for(source: bytes) -> RecordedRng:
+            return AuditedRng(move_key(seed, source))
     result = game.result
     events: list[str] = []
     draws: list[str] = []
@@ -405,7 +411,7 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
             if stale is not None:  # decided on what the job read; a move or gift came first
                 reject(seq, seat, step, "not_late", f"The timeout action is stale: {stale}.")
                 continue
-        rng = rng_for(signing.b64url_decode(envelope["signature"]))
+        rng = rng_for(signing.roll_source(envelope, game.platform))
         if late and is_abort(envelope):  # the platform's, not the rules': the game ends
             new_events = abort_events(payload)
         else:

@@ -48,6 +48,10 @@ PLATFORM: dict[str, Code] = _platform(
     ("bad_issued_at", 422, "A move's `issued_at` is not an RFC 3339 date and time with a zone."),
     ("stale_signature", 422, "A move's `issued_at` is more than 7 days old or more than 5 "
                              "minutes ahead of the server's clock: sign it again."),
+    ("nonce_not_derived", 422, "The game requires derived nonces (its platform's `nonces` is "
+                               "`derived`) and the move's nonce is not the signing key's "
+                               "Ed25519 signature of `parley-nonce-v1` + JCS of the payload's "
+                               "game, seat, step and move (docs/audit.md §6)."),
     ("no_such_seat", 422, "The seat number is outside the game's seats."),
     ("unknown_ruleset", 422, "A new game names a ruleset the server does not offer."),
     ("unsafe_url", 422, "A webhook URL is not an absolute http(s) URL, or its host is not "
@@ -62,7 +66,8 @@ PLATFORM: dict[str, Code] = _platform(
     # who is asking
     ("unauthorized", 401, "The operation needs a bearer token and none was sent."),
     ("bad_token", 401, "The bearer token is unknown, revoked or expired."),
-    ("bad_signature", 401, "A move's signature does not verify with the key it names."),
+    ("bad_signature", 401, "A move's signature does not verify with the key it names (422 "
+                           "for a consent or a join, whose key must also be the caller's)."),
     ("bad_ticket", 401, "The stream process got no valid ticket, or one used already: open a "
                         "stream or a long poll through the API, which redirects with a fresh "
                         "one (valid 60 s, once)."),
@@ -77,6 +82,12 @@ PLATFORM: dict[str, Code] = _platform(
     ("bad_gift", 422, "A gift of time is 60 seconds to 7 days."),
     ("bad_consent", 422, "A consent's statement is not {player, scope: \"all_games\", "
                          "mail_moves, issued_at} of the caller, issued in the last 300 s."),
+    ("join_unsigned", 422, "A join carries no signed statement: a seat is taken with "
+                           "{statement, key_id, signature} (`parley-join-v1`, docs/audit.md "
+                           "§18)."),
+    ("bad_join", 422, "A join's statement is not exactly {game, player, client_seed, "
+                      "issued_at} of this game and the caller, with a client seed of 1 to 128 "
+                      "characters, issued within the last 7 days and at most 5 minutes ahead."),
     ("bad_key_proof", 422, "A registered key's `proof` is not its signature over the "
                            "registration (`parley-key-v1`, docs/audit.md)."),
     ("key_registered", 409, "The public key is registered already (to this or another "
@@ -111,6 +122,9 @@ PLATFORM: dict[str, Code] = _platform(
                               "(`POST /v1/players/{id}/consents`, docs/audit.md §16)."),
     ("consent_too_old", 409, "A consent must be issued after the player's last move by mail; "
                              "sign it again with the current time."),
+    ("join_with_key", 409, "An invitation is taken up by mail or its link only by a player "
+                           "without a key; a player with one joins with a signed join "
+                           "(docs/audit.md §18)."),
     ("email_unconfirmed", 409, "Inviting by mail needs a confirmed address of one's own "
                                "(docs/notifications.md \"Address confirmation\")."),
     ("game_over", 409, "The game has ended; no move is accepted any more."),
@@ -123,7 +137,12 @@ PLATFORM: dict[str, Code] = _platform(
                       "when it was resolved: the seat's move or time given came first."),
     ("stale_step", 409, "The move names a decision that is over (`current_step` says which "
                         "is open); fetch the view and try again."),
-    ("duplicate_nonce", 409, "Another envelope already used this nonce."),
+    ("duplicate_nonce", 409, "Another envelope already used this nonce (in a game with "
+                             "derived nonces: the same move at the same step was signed "
+                             "before, and that envelope is the one in the log)."),
+    ("early_repeat", 409, "A derived nonce names repeat r of a move (the very same move by "
+                          "the same seat at the same step) whose repeat r - 1 is not in the "
+                          "log (docs/audit.md §6)."),
     ("busy", 409, "Too many moves for one game at once; try again shortly."),
     ("too_many_keys", 409, "The player holds the most keys allowed (PARLEY_MAX_KEYS); keys "
      "stay to verify old moves, so none can be removed."),

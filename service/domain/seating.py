@@ -6,6 +6,7 @@ import logging
 import secrets
 from typing import Any
 
+from service.domain import joins
 from service.domain.game import load_game, start_game
 from service.domain.open_games import check_open_games, track_open_game
 from service.domain.problems import Conflict, InvalidRequest, NotFound
@@ -21,11 +22,13 @@ _REFUSED = {"game_not_open": "The game is not open for joining.",
 
 
 def take_seat(store: Store, queue: Any, gid: str, pid: str, seat: int | None,
-              client_seed: str | None, max_open: int) -> dict[str, Any]:
-    """Seat `pid` (at `seat`, or the first free one) with a client seed (mixed into the dice;
-    one is made up when the player sends none) -> {game, seat, seat_final, status}; the game
-    starts when every seat is taken. Joining counts against `max_open` unless it takes the
-    last seat. Raises the Problem a refusal is."""
+              signed: dict[str, Any] | None, max_open: int) -> dict[str, Any]:
+    """Seat `pid` (at `seat`, or the first free one) with the client seed of their signed join
+    (`service.domain.joins.check`; mixed into the dice, and the signed join kept with the
+    seat), or for a mail-only player, who has no key (`signed` None), with a seed the server
+    makes -> {game, seat, seat_final, status}; the game starts when every seat is taken.
+    Joining counts against `max_open` unless it takes the last seat. Raises the Problem a
+    refusal is."""
     record = load_game(store, gid)  # not accept.get_game_or_404: workers load no marshmallow
     if record is None:
         raise NotFound("No such game.", code="game_not_found")
@@ -34,8 +37,9 @@ def take_seat(store: Store, queue: Any, gid: str, pid: str, seat: int | None,
         raise InvalidRequest(f"Seats are 0..{record.seats - 1}.", code="no_such_seat")
     if int(record.raw.get("joined", "0")) + 1 < record.seats:  # not the last seat
         check_open_games(store, pid, max_open, gid)
-    code, taken_seat, taken = store.join(gid, wanted, pid, client_seed or secrets.token_urlsafe(16),
-                                         record.seats)
+    client_seed = signed["statement"]["client_seed"] if signed else secrets.token_urlsafe(16)
+    code, taken_seat, taken = store.join(gid, wanted, pid, client_seed, record.seats,
+                                         joins.stored(signed))
     if code != "ok":
         if store.meta(gid).get("status") == "full":
             # every seat is taken but the game never started: the last join died between the

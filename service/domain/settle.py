@@ -59,7 +59,7 @@ class Settlement:
         return Foreseen(r.game, r.listing_state(), seq, r.item, chain_head, r.commit.state)
 
 
-def _no_draws(signature: bytes) -> RecordedRng:
+def _no_draws(source: bytes) -> RecordedRng:
     return NO_DRAWS
 
 

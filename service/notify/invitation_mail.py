@@ -4,10 +4,12 @@
 A seated player invites an address to an open game. The invitation mail asks for the word
 `join` in a reply to `join-<token>@<reply domain>`, or for a press of the Join button behind its
 link (a page first: a mail system's link scanner that fetches every link seats nobody). Either
-proves that whoever answers reads that address, so it is the address's confirmation too. The
-address's player takes the seat; an address no player has confirmed gets a new player without
-a key, `mail_only`: every move of theirs is an entry the server signs from their reply, and the
-game's audit marks their seat so for the whole game (docs/audit.md).
+proves that whoever answers reads that address, so it is the address's confirmation too. An
+address no player has confirmed gets a new player without a key, `mail_only`, who takes the
+seat: every move of theirs is an entry the server signs from their reply, and the game's audit
+marks their seat so for the whole game (docs/audit.md). Theirs is the one seat whose client
+seed the server makes; a player with a key takes a seat only with a join signed by that key
+(docs/audit.md §18), so their answer is refused `join_with_key` and the invitation stands.
 
 An invitation carries the inviter's name, which the inviter chose, to an address nobody has
 confirmed: the inviter needs a confirmed address of their own, and PARLEY_INVITES_PER_PLAYER
@@ -148,10 +150,11 @@ def unknown() -> NotFound:
 
 def accept(store: Store, queue: Any, config: Config, token: str,
            sender: str | None = None) -> dict[str, Any]:
-    """Take up an invitation: the invited address's player (a new mail-only one if no player
+    """Take up an invitation: the invited address's mail-only player (a new one if no player
     confirmed it) takes a seat -> {game, seat, status, player, mail_only}. `sender`: the
     From of a reply, which must be the invited address. Raises NotFound for a token unknown,
-    used or expired, or the Problem the seat's refusal is (the invitation then stands)."""
+    used or expired, Conflict `join_with_key` for a player with a key (who signs a join
+    instead), or the Problem the seat's refusal is (the invitation then stands)."""
     if not ADDRESS.fullmatch(f"join-{token}"):
         raise unknown()
     digest = _digest(token)
@@ -163,6 +166,12 @@ def accept(store: Store, queue: Any, config: Config, token: str,
         raise Forbidden("Only the invited address can take up the invitation.",
                         code="wrong_sender")
     pid, mail_only = _player_for(store, offer["email"])
+    if not mail_only:  # a player with a key chooses their seed and signs the join themselves
+        records.restore(store, digest, offer, TOKEN_TTL)
+        raise Conflict(f"The invited address is a player's with a key, who takes a seat with "
+                       f"a join signed by that key: `parley join {offer['game']}`, or "
+                       f"{config.BASE_URL}/#/join/{offer['game']} in the browser client.",
+                       code="join_with_key")
     try:
         seated = take_seat(store, queue, offer["game"], pid, None, None, config.MAX_OPEN_GAMES)
     except Problem:

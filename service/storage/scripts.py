@@ -522,7 +522,8 @@ end
 return got
 """
 
-# KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats
+# KEYS: meta; ARGV: seat (-1: first free), player, client seed, seats, the signed join
+# (JSON; '' for a mail-only player's, who joins without a key)
 # -> {"ok", seat, taken} | {"err", code}
 JOIN = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return {'err', 'game_not_open'} end
@@ -540,6 +541,7 @@ elseif redis.call('HEXISTS', KEYS[1], 'join:' .. seat) == 1 then
   return {'err', 'seat_taken'}
 end
 redis.call('HSET', KEYS[1], 'join:' .. seat, ARGV[2], 'client_seed:' .. seat, ARGV[3])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'join_statement:' .. seat, ARGV[5]) end
 local taken = redis.call('HINCRBY', KEYS[1], 'joined', 1)
 if taken == n then redis.call('HSET', KEYS[1], 'status', 'full') end
 return {'ok', tostring(seat), tostring(taken)}

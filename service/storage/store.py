@@ -481,10 +481,12 @@ class Store:
         self.r.hset(game_key(gid, "secret"), "game_seed", seed_hex)
 
     def join(self, gid: str, seat: int, player: str, client_seed: str,
-             seats: int) -> tuple[str, int, int]:
-        """Take a seat atomically -> ("ok", seat, taken) or ("err" code, -1, 0)."""
+             seats: int, signed: str = "") -> tuple[str, int, int]:
+        """Take a seat atomically -> ("ok", seat, taken) or ("err" code, -1, 0); `signed`, the
+        player's signed join (JSON, docs/audit.md §18), is kept with the seat in the same
+        script (`join_statement:<seat>`); '' for a mail-only player, who has no key."""
         res = self._join(keys=[game_key(gid, "meta")],
-                         args=[seat, player, client_seed, seats])
+                         args=[seat, player, client_seed, seats, signed])
         if res[0] == "err":
             return res[1], -1, 0
         self.r.sadd(player_games_key(player), gid)

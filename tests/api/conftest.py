@@ -39,7 +39,8 @@ def duel(client: Any, run_jobs: Any, names: tuple[str, str] = ("ann", "bob")
     gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                          "options": DUEL}, headers=ann.auth).get_json()["id"]
     for p in (ann, bob):
-        assert client.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+        assert client.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
+                           headers=p.auth).status_code == 200
     for seat, p, setup in ((0, ann, RED_SETUP), (1, bob, BLUE_SETUP)):
         env = p.envelope(gid, seat, 0, {"type": "setup", "placement": setup})
         assert client.post(f"/v1/games/{gid}/moves", json=env).status_code == 202

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
+
+from parley_protocol import signing
 
 from tests.players import TestPlayer
 
@@ -19,7 +22,7 @@ def new_game(client: Any, ruleset: str = "stratego", options: dict | None = None
     assert resp.status_code == 201, resp.get_json()
     gid = resp.get_json()["id"]
     for p in players:
-        r = client.post(f"/v1/games/{gid}/join", json={"client_seed": f"seed-{p.name}"},
+        r = client.post(f"/v1/games/{gid}/join", json=p.join_body(gid, f"seed-{p.name}"),
                         headers=p.auth)
         assert r.status_code == 200, r.get_json()
     by_seat = {}
@@ -37,10 +40,10 @@ def view(client: Any, gid: str, player: TestPlayer | None = None) -> dict[str, A
 
 
 def post_move(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
-              step: int | None = None, nonce: str | None = None) -> Any:
+              step: int | None = None, nonce: str | None = None, repeat: int = 0) -> Any:
     if step is None:
         step = view(client, gid, player)["step"]
-    env = player.envelope(gid, seat, step, move, nonce=nonce)
+    env = player.envelope(gid, seat, step, move, nonce=nonce, repeat=repeat)
     return client.post(f"/v1/games/{gid}/moves", json=env)
 
 
@@ -61,10 +64,12 @@ def play_out(client: Any, run_jobs: Any, gid: str, players: dict[int, TestPlayer
     """Random legal moves by every seat asked, until the game ends; -> the final summary.
 
     Each seat's move is resolved before the next is chosen, so a seat that several moves of a
-    decision keep asking (contract v2 point 1) is asked again with a fresh view. `after` is
+    decision keep asking (contract v2 point 1) is asked again with a fresh view; making the
+    very same move again there, its nonce names the repeat (docs/audit.md §6). `after` is
     called once each move is resolved.
     """
     chooser = random.Random(seed)
+    made: Counter[bytes] = Counter()  # accepted moves: JCS([seat, step, move])
     for _ in range(limit):
         summary = client.get(f"/v1/games/{gid}").get_json()
         if summary["status"] == "finished":
@@ -75,8 +80,11 @@ def play_out(client: Any, run_jobs: Any, gid: str, players: dict[int, TestPlayer
                 continue
             assert v["legal_moves"], v["state"]
             move = chooser.choice(v["legal_moves"])
-            resp = post_move(client, gid, players[seat], seat, move, step=v["step"])
+            key = signing.canonical([seat, v["step"], move])
+            resp = post_move(client, gid, players[seat], seat, move, step=v["step"],
+                             repeat=made[key])
             assert resp.status_code == 202, resp.get_json()
+            made[key] += 1
             run_jobs()
             if after is not None:
                 after()

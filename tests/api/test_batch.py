@@ -29,7 +29,7 @@ def games(client, run_jobs):
                                               "options": DUEL}, headers=ann.auth)
         gid = resp.get_json()["id"]
         for p in (ann, bob):
-            assert client.post(f"/v1/games/{gid}/join", json={}, headers=p.auth
+            assert client.post(f"/v1/games/{gid}/join", json=p.join_body(gid), headers=p.auth
                                ).status_code == 200
         for seat, p, setup in ((0, ann, RED_SETUP), (1, bob, BLUE_SETUP)):
             assert post_move(client, gid, p, seat, {"type": "setup", "placement": setup}

@@ -4,11 +4,13 @@ verified offline, and the secret placements shown to the other seats only as dig
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 from parley_protocol.verify import verify_bundle
 
+from service.ops import clock
 from tests.api.helpers import new_game, play_out, post_move, view
 
 
@@ -55,7 +57,11 @@ def test_a_placement_stays_secret_until_all_have_placed(client: Any, run_jobs: A
     assert view(client, gid, players[0])["state"]["my_submission"] == move["towns"]
     audit = client.get(f"/v1/games/{gid}/audit").get_json()
     assert "envelope" not in audit["entries"][0] and len(audit["entries"][0]["digest"]) == 64
-    again = post_move(client, gid, players[0], 0, move).get_json()
+    # signed again a minute apart: the same derived nonce, yet another envelope, so refused
+    # (the very same envelope again would be the same move, accepted once)
+    earlier = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock.now() - 60))
+    again = client.post(f"/v1/games/{gid}/moves", json=players[0].envelope(
+        gid, 0, v["step"], move, issued_at=earlier)).get_json()
     assert again["code"] in {"already_submitted", "not_your_turn"}
     for seat in (1, 2):
         mine = view(client, gid, players[seat])

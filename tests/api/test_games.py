@@ -71,17 +71,22 @@ def test_join_rules(client) -> None:
     ann, bob, cy = (TestPlayer(n).register(client) for n in ("ann", "bob", "cy"))
     gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2},
                       headers=ann.auth).get_json()["id"]
-    first = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=ann.auth).get_json()
+    first = client.post(f"/v1/games/{gid}/join", json=ann.join_body(gid, seat=1),
+                        headers=ann.auth).get_json()
     assert (first["seat"], first["seat_final"]) == (1, False)  # random seating: drawn later
-    for who, body, code in [(ann, {}, "already_seated"), (bob, {"seat": 1}, "seat_taken"),
-                            (bob, {"seat": 5}, "no_such_seat"),
-                            (bob, {"client_seed": "a\ud800b"}, "invalid_request")]:
+    signed = bob.join_body(gid)
+    lone_surrogate = {**signed, "statement": {**signed["statement"], "client_seed": "a\ud800b"}}
+    for who, body, code in [(ann, ann.join_body(gid), "already_seated"),
+                            (bob, bob.join_body(gid, seat=1), "seat_taken"),
+                            (bob, bob.join_body(gid, seat=5), "no_such_seat"),
+                            (bob, lone_surrogate, "bad_join"), (bob, {}, "join_unsigned")]:
         resp = client.post(f"/v1/games/{gid}/join", json=body, headers=who.auth)
         assert resp.get_json()["code"] == code
-    last = client.post(f"/v1/games/{gid}/join", json={}, headers=bob.auth).get_json()
+    last = client.post(f"/v1/games/{gid}/join", json=bob.join_body(gid),
+                       headers=bob.auth).get_json()
     seats = {p["player"]: p["seat"] for p in client.get(f"/v1/games/{gid}").get_json()["players"]}
     assert last == {"game": gid, "seat": seats[bob.id], "seat_final": True, "status": "active"}
-    resp = client.post(f"/v1/games/{gid}/join", json={}, headers=cy.auth)
+    resp = client.post(f"/v1/games/{gid}/join", json=cy.join_body(gid), headers=cy.auth)
     assert resp.status_code == 409 and resp.get_json()["code"] == "game_not_open"
 
 
@@ -94,7 +99,8 @@ def test_seat_order_joined_keeps_seats_and_red_player_maps_onto_it(client) -> No
     later = TestPlayer("cy").register(client)
     gid = client.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
         "army": "duel", "red_player": "joined"}}, headers=later.auth).get_json()["id"]
-    joined = client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=later.auth)
+    joined = client.post(f"/v1/games/{gid}/join", json=later.join_body(gid, seat=1),
+                         headers=later.auth)
     assert (joined.get_json()["seat"], joined.get_json()["seat_final"]) == (1, True)
     audit = client.get(f"/v1/games/{gid}/audit").get_json()
     assert [d["purpose"] for d in audit["draws"]] == []

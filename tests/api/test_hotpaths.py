@@ -19,6 +19,10 @@ from tests.api.conftest import make_app
 from tests.players import TestPlayer
 
 MOVE = {"type": "move", "from": "a4", "to": "a5"}
+#: Red's other moves at step 1: a test that posts several moves signs another each time (the
+#: same move at one step is one move: its nonce is derived from it, docs/audit.md §6)
+OTHER_MOVES = [{"type": "move", "from": f, "to": t}
+               for f, t in (("a4", "b4"), ("b3", "b4"), ("b3", "c3"), ("c2", "c3"))]
 
 
 @pytest.fixture
@@ -183,12 +187,12 @@ def test_with_rate_limits_on_the_fast_path_shares_the_apps_address_quota(limited
     gid, ann, _ = game
     fast, slow = limited
     _limits(limited, "3/minute", "100/minute")
-    for app in (fast, slow, fast):
-        assert _post(app, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    for app, move in zip((fast, slow, fast), (MOVE, *OTHER_MOVES[:2]), strict=True):
+        assert _post(app, gid, ann.envelope(gid, 0, 1, move)).status_code == 202
     assert handed == []  # the slow app has no fast path; the fast one answered both itself
-    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 3)
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[2])), 3)
     assert handed == [f"/v1/games/{gid}/moves"]  # the 429 is the app's
-    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 3)
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[3])), 3)
 
 
 def test_with_rate_limits_on_the_fast_path_shares_the_signers_quota(limited, game,
@@ -197,9 +201,9 @@ def test_with_rate_limits_on_the_fast_path_shares_the_signers_quota(limited, gam
     fast, slow = limited
     _limits(limited, "100/minute", "2/minute")
     assert _post(slow, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
-    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
-    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
-    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[0])).status_code == 202
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[1])), 2)
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[2])), 2)
     # bob's allowance is his own: refused for the turn, not for the quota
     resp = _post(fast, gid, bob.envelope(gid, 1, 1, {"type": "move", "from": "a7", "to": "a6"}))
     assert resp.status_code == 409, resp.get_json()
@@ -214,7 +218,7 @@ def test_a_move_the_fast_path_hands_over_is_counted_once(limited, game, handed) 
     assert _post(fast, gid, ann.envelope(gid, 0, 7, MOVE)).status_code == 409  # stale step
     assert handed == [f"/v1/games/{gid}/moves"]
     assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
-    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+    _refused(_post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[0])), 2)
 
 
 def test_an_oversize_or_unsized_body_is_not_read_by_the_fast_path(apps, game,
@@ -242,8 +246,8 @@ def test_a_move_handed_over_after_its_append_charges_the_signer_once(
     assert resp.status_code == 202 and resp.get_json()["id"] == 3
     assert handed == [f"/v1/games/{gid}/moves"]
     monkeypatch.undo()
-    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
-    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, MOVE)), 2)
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[0])).status_code == 202
+    _refused(_post(slow, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[1])), 2)
 
 
 def _round_trips(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -271,7 +275,7 @@ def test_riding_rate_limits_cost_a_move_no_round_trip(limited, game, request,
     _limits(limited, "100/minute", "100/minute")
     assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202  # the wake
     sent = _round_trips(monkeypatch)
-    assert _post(fast, gid, ann.envelope(gid, 0, 1, MOVE)).status_code == 202
+    assert _post(fast, gid, ann.envelope(gid, 0, 1, OTHER_MOVES[0])).status_code == 202
     riding = request.node.callspec.params["limited"] == "riding"
     assert len(sent) == (2 if riding else 5)
 

@@ -130,11 +130,13 @@ def test_open_games_are_capped_per_player(client, config) -> None:
     # bob: two games of his own, then joining ann's first seat would be a third open one
     for _ in range(2):
         assert client.post("/v1/games", json=body, headers=bob.auth).status_code == 201
-    _problem(client.post(f"/v1/games/{g1}/join", json={}, headers=bob.auth), 409,
+    _problem(client.post(f"/v1/games/{g1}/join", json=bob.join_body(g1), headers=bob.auth), 409,
              "too_many_open_games")
     # ann joins her own game (already counted); bob takes the last seat: that starts it
-    assert client.post(f"/v1/games/{g1}/join", json={}, headers=ann.auth).status_code == 200
-    joined = client.post(f"/v1/games/{g1}/join", json={}, headers=bob.auth).get_json()
+    assert client.post(f"/v1/games/{g1}/join", json=ann.join_body(g1),
+                       headers=ann.auth).status_code == 200
+    joined = client.post(f"/v1/games/{g1}/join", json=bob.join_body(g1),
+                         headers=bob.auth).get_json()
     assert joined["status"] == "active"
     assert client.post("/v1/games", json=body, headers=ann.auth).status_code == 201
 

@@ -29,10 +29,11 @@ def test_the_lobby_lists_open_games_to_everyone_until_they_start(client) -> None
 
     started = made[1]
     for p in (ann, bob):
-        assert client.post(f"/v1/games/{started}/join", json={},
+        assert client.post(f"/v1/games/{started}/join", json=p.join_body(started),
                            headers=p.auth).status_code == 200
     half = made[2]
-    assert client.post(f"/v1/games/{half}/join", json={}, headers=ann.auth).status_code == 200
+    assert client.post(f"/v1/games/{half}/join", json=ann.join_body(half),
+                       headers=ann.auth).status_code == 200
     lobby = _lobby(client, cid)
     assert _ids(lobby) == sorted({made[0], half})
     seats = {g["id"]: g["players"] for g in lobby["games"]}

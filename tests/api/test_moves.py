@@ -102,8 +102,9 @@ def test_every_check_has_its_code_and_changes_nothing(app, client, game) -> None
     body = resp.get_json()
     assert body["id"] == 3 and body["status"] == "queued"  # after the two setups
     assert resp.headers["Location"].endswith(f"/v1/games/{gid}/moves/3")
-    again = red.envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "b4"},
-                         nonce=good["payload"]["nonce"])
+    # the same move signed again (another issued_at): its derived nonce is the same
+    again = red.envelope(gid, 0, 1, move, issued_at=_rfc3339(now - 60))
+    assert again["payload"]["nonce"] == good["payload"]["nonce"] and again != good
     _problem(client.post(url, json=again), 409, "duplicate_nonce")
 
 
@@ -180,8 +181,9 @@ def test_setup_twice_gets_the_engines_code(client, run_jobs) -> None:
     gid, players = new_game(client, options=DUEL)
     post_move(client, gid, players[0], 0, {"type": "setup", "placement": RED_SETUP})
     run_jobs()
-    _problem(post_move(client, gid, players[0], 0, {"type": "setup", "placement": RED_SETUP}),
-             409, "setup_already_submitted")
+    again = players[0].envelope(gid, 0, 0, {"type": "setup", "placement": RED_SETUP},
+                                issued_at=_rfc3339(time.time() - 60))  # not the same envelope
+    _problem(client.post(f"/v1/games/{gid}/moves", json=again), 409, "setup_already_submitted")
 
 
 def test_a_commit_is_announced_and_stored_compactly(app, client, game, run_jobs) -> None:
@@ -231,8 +233,8 @@ def test_a_resolve_refuses_a_stream_that_lost_its_pending_entries(app, client, g
 def test_a_move_signed_offline_days_ago_is_accepted(client, game) -> None:
     """Correspondence players sign offline: six days old, or a minute ahead, still counts."""
     gid, players = game
-    for age in (6 * 86400, -60):
-        env = players[0].envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "a5"},
+    for age, to in ((6 * 86400, "a5"), (-60, "b4")):  # two moves: one move is taken once
+        env = players[0].envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": to},
                                   issued_at=_rfc3339(time.time() - age))
         resp = client.post(f"/v1/games/{gid}/moves", json=env)
         assert resp.status_code == 202, resp.get_json()

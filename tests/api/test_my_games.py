@@ -20,7 +20,7 @@ def test_turn_mine_lists_the_games_waiting_for_the_caller(client, run_jobs) -> N
     second = client.post("/v1/games", json={"ruleset": "stratego", "options": DUEL,
                                             "players": 2}, headers=ann.auth).get_json()["id"]
     for p in (ann, bob):
-        assert client.post(f"/v1/games/{second}/join", json={"client_seed": p.name},
+        assert client.post(f"/v1/games/{second}/join", json=p.join_body(second, p.name),
                            headers=p.auth).status_code == 200
     run_jobs()
     for gid in (first, second):  # both wait for both setups

@@ -86,7 +86,7 @@ def every_read(client: Any, game: Finished) -> dict[str, tuple[int, bytes]]:
         resp = client.post(path, json=body)
         got[f"late move {path}"] = (resp.status_code, resp.data)
     joiner = TestPlayer("late").register(client)
-    resp = client.post(f"/v1/games/{gid}/join", json={}, headers=joiner.auth)
+    resp = client.post(f"/v1/games/{gid}/join", json=joiner.join_body(gid), headers=joiner.auth)
     got["join"] = (resp.status_code, resp.data)
     return got
 

@@ -18,7 +18,8 @@ def _game(client: Any, ann: TestPlayer, bob: TestPlayer | None) -> str:
     gid = client.post("/v1/games", json={"ruleset": "stratego", "options": {"army": "duel"},
                                          "players": 2}, headers=ann.auth).get_json()["id"]
     for p in (ann, bob) if bob else ():
-        assert client.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+        assert client.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
+                           headers=p.auth).status_code == 200
     return gid
 
 

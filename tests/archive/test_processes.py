@@ -37,7 +37,7 @@ def test_the_worker_moves_an_ended_game(redis_url: str, archive_url: str,
                                              "options": {"army": "duel"}},
                           headers=players[0].auth).json()["id"]
         for p in players:
-            assert server.post(f"/v1/games/{gid}/join", json={},
+            assert server.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
                                headers=p.auth).status_code == 200
         view = server.get(f"/v1/games/{gid}/view", headers=players[0].auth).json()
         env = players[0].envelope(gid, view["seat"], view["step"], {"type": "resign"})

@@ -6,7 +6,6 @@ and no page logs a console error (a CSP violation is one)."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -46,8 +45,8 @@ class Api:
         """Sign and send `move` for the current step; wait until it is applied."""
         view = self.view(gid)
         payload = {"game": gid, "seat": view["seat"], "step": view["step"], "move": move,
-                   "nonce": signing.b64url_encode(os.urandom(16)),
-                   "issued_at": signing.issued_now()}
+                   "nonce": "", "issued_at": signing.issued_now()}
+        payload["nonce"] = signing.derive_nonce(self.key, payload)  # docs/audit.md §6
         env = {"payload": payload, "key_id": self.config["key_id"],
                "signature": signing.sign_payload(self.key, payload)}
         resp = self.http.post(f"{self.url}/v1/games/{gid}/moves", json=env, timeout=10)

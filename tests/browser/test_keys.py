@@ -24,10 +24,11 @@ SIGN = """async ([base, tricky]) => {
   const claim = {public_key: key.publicKey, name: "zoë"};
   const account = {key_id: "k_test", privateKey: key.privateKey};
   const env = await keys.envelope(account, "g_1", 0, 3, {type: "move", from: "a4", to: "a5"});
+  const join = await keys.signedJoin({...account, id: "p_1"}, "g_1", "zoë 🎲");
   const exportable = await crypto.subtle.exportKey("pkcs8", key.privateKey).then(
       () => true, () => false);
   return {public: key.publicKey, claim, proof: await keys.signClaim(key.privateKey, claim),
-          env, backup: key.backup, exportable,
+          env, join, backup: key.backup, exportable,
           canonical: tricky.map((v) => jcs.canonical(v))};
 }"""
 
@@ -44,7 +45,15 @@ def test_browser_signatures_verify_in_python(player, live_server) -> None:
     assert signing.verify_payload(signing.b64url_decode(out["public"]), env["payload"],
                                   env["signature"])
     assert signing.parse_issued_at(env["payload"]["issued_at"]) is not None
-    assert len(signing.b64url_decode(env["payload"]["nonce"])) == 16
+    public = signing.b64url_decode(out["public"])  # the nonce derived, as the server wants
+    assert len(signing.b64url_decode(env["payload"]["nonce"])) == 64
+    assert signing.is_derived_nonce(public, env["payload"])
+    join = out["join"]  # a signed join (docs/audit.md §18)
+    assert join["statement"] == signing.join_statement("g_1", "p_1", "zoë 🎲",
+                                                       join["statement"]["issued_at"])
+    assert join["key_id"] == "k_test"
+    assert signing.verify_join(signing.b64url_decode(out["public"]), join["statement"],
+                               join["signature"])
     assert not out["exportable"]  # what the browser keeps cannot be read out
     assert out["backup"].startswith("-----BEGIN PRIVATE KEY-----\n")
 

@@ -33,6 +33,9 @@ def stub() -> Iterator[tuple[Stub, str]]:
         def do_POST(self) -> None:  # noqa: N802
             script.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
             status, body = script.answers.pop(0) if script.answers else (500, {})
+            if status == 0:  # the connection drops before any answer
+                self.close_connection = True
+                return
             raw = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -58,6 +61,28 @@ def test_a_503_is_sent_again_unchanged(stub) -> None:
     envelope = {"game": "g_x", "nonce": "n1", "signature": "s"}
     assert Http(url).post("/v1/games/g_x/moves", envelope) == {"id": 7}
     assert len(script.bodies) == 3 and len(set(script.bodies)) == 1
+
+
+def test_a_signed_move_is_sent_again_unchanged_until_an_answer_comes(stub, monkeypatch
+                                                                    ) -> None:
+    """A dropped connection or a 5xx leaves unknown whether the server kept the move: the
+    very same envelope goes again (never a newly signed one, docs/audit.md §6); other
+    requests are not sent again after a 500."""
+    monkeypatch.setattr(session.time, "sleep", lambda _s: None)
+    script, url = stub
+    script.answers = [(0, {}), (500, {"code": "internal_error"}), (502, {}), (504, {}),
+                      (202, {"id": 7})]
+    envelope = {"game": "g_x", "nonce": "n1", "signature": "s"}
+    assert Http(url).post_move("/v1/games/g_x/moves", envelope) == {"id": 7}
+    assert len(script.bodies) == 5 and len(set(script.bodies)) == 1
+    script.answers = [(409, {"code": "duplicate_nonce", "detail": "used"})]
+    with pytest.raises(ApiError, match="duplicate_nonce"):
+        Http(url).post_move("/v1/games/g_x/moves", envelope)
+    assert len(script.bodies) == 6
+    script.answers = [(500, {"code": "internal_error", "detail": "oops"})]
+    with pytest.raises(ApiError, match="internal_error"):
+        Http(url).post("/v1/players", {"name": "ann"})
+    assert len(script.bodies) == 7
 
 
 def test_the_last_503_and_any_other_refusal_are_problems(stub, monkeypatch) -> None:

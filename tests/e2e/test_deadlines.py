@@ -39,7 +39,8 @@ def test_reminder_then_forfeit_survive_a_killed_worker(smtp, notify_env, receive
         "time_control": {"seconds_per_move": 12, "reminder_fraction": 0.5,
                          "on_timeout": "forfeit"}}).json()["id"]
     for p in (ann, bob):
-        assert server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+        assert server.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
+                           headers=p.auth).status_code == 200
     summary = wait_until(lambda: (s := server.get(f"/v1/games/{gid}").json())["status"] == "active"
                          and s, 10, "the game starts")
     assert summary["deadline"] and [d["seat"] for d in summary["deadlines"]] == [0, 1]

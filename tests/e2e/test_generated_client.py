@@ -61,8 +61,8 @@ def test_a_generated_client_plays_a_whole_duel(server, sdk) -> None:
                                  "options": {"army": "duel", "seat_order": "joined"}})
     game = _api("games.create_game").sync(client=clients[0], body=body)
     for seat, client in enumerate(clients):
-        joined = _api("games.join_game").sync(game.id, client=client,
-                                               body=Join.from_dict({"seat": seat}))
+        body = Join.from_dict(players[seat].join_body(game.id, seat=seat))
+        joined = _api("games.join_game").sync(game.id, client=client, body=body)
         assert joined.seat == seat and joined.seat_final
     chooser = random.Random(5)
     summary = None

@@ -80,7 +80,7 @@ def _game(server: Any) -> tuple[str, TestPlayer, TestPlayer]:
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": {
         "army": "duel", "seat_order": "joined"}}, headers=ann.auth).json()["id"]
     for seat, p in enumerate((ann, bob)):
-        assert server.post(f"/v1/games/{gid}/join", json={"seat": seat},
+        assert server.post(f"/v1/games/{gid}/join", json=p.join_body(gid, seat=seat),
                            headers=p.auth).status_code == 200
     return gid, ann, bob
 

@@ -21,7 +21,7 @@ def _duel(server, names=("ann", "bob")) -> tuple[str, list[TestPlayer]]:
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                          "options": DUEL}, headers=players[0].auth).json()["id"]
     for p in players:
-        server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth)
+        server.post(f"/v1/games/{gid}/join", json=p.join_body(gid), headers=p.auth)
     return gid, players
 
 

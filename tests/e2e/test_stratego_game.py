@@ -27,7 +27,7 @@ def test_whole_duel_game_then_audit(server) -> None:
                           headers=players[0].auth).json()
     gid = created["id"]
     for p in players:
-        assert server.post(f"/v1/games/{gid}/join", json={"client_seed": p.name + "-seed"},
+        assert server.post(f"/v1/games/{gid}/join", json=p.join_body(gid, p.name + "-seed"),
                            headers=p.auth).status_code == 200
     by_seat = {server.get(f"/v1/games/{gid}/view", headers=p.auth).json()["seat"]: p
                for p in players}

@@ -40,7 +40,8 @@ def _duel(http: Site, players: list[TestPlayer]) -> str:
                                        "options": {"army": "duel", "seat_order": "joined"}},
                     headers=players[0].auth).json()["id"]
     for p in players:
-        assert http.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+        assert http.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
+                         headers=p.auth).status_code == 200
     for seat, p in enumerate(players):
         view = http.get(f"/v1/games/{gid}/view", headers=p.auth).json()
         resp = http.post(f"/v1/games/{gid}/moves",

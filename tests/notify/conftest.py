@@ -211,6 +211,6 @@ def start_game(client: Any, players: list[TestPlayer], ruleset: str = "stratego"
     assert resp.status_code == 201, resp.get_json()
     gid = resp.get_json()["id"]
     for p in players:
-        r = client.post(f"/v1/games/{gid}/join", json={"client_seed": p.name}, headers=p.auth)
+        r = client.post(f"/v1/games/{gid}/join", json=p.join_body(gid, p.name), headers=p.auth)
         assert r.status_code == 200, r.get_json()
     return gid

@@ -29,7 +29,8 @@ def _open_game(client: Any, host: TestPlayer, seats: int = 2) -> str:
                                           "players": seats}, headers=host.auth)
     assert resp.status_code == 201, resp.get_json()
     gid = resp.get_json()["id"]
-    joined = client.post(f"/v1/games/{gid}/join", json={"client_seed": "ann"}, headers=host.auth)
+    joined = client.post(f"/v1/games/{gid}/join", json=host.join_body(gid, "ann"),
+                         headers=host.auth)
     assert joined.status_code == 200, joined.get_json()
     return gid
 
@@ -137,18 +138,32 @@ def test_the_link_shows_a_page_and_only_its_button_takes_the_seat(nclient, work,
     assert nclient.post(f"/v1/invitations/{'ä' * 26}").get_json()["code"] == "bad_invitation"
 
 
-def test_an_address_a_player_confirmed_seats_that_player(nclient, work, smtp) -> None:
+def test_a_player_with_a_key_takes_the_seat_with_a_signed_join(nclient, work, smtp,
+                                                                inbox: Inbox) -> None:  # noqa: F811
+    """The invitation of an address a player with a key confirmed seats nobody by its link
+    or a reply: that player chooses the client seed and signs the join (docs/audit.md §18)."""
     ann = register(nclient, "Ann", ANN)
     bob = register(nclient, "Bob", "bob@example.org")
     gid = _open_game(nclient, ann)
     assert _invite(nclient, ann, gid, "Bob@Example.org").status_code == 202
     work()
-    token = _token(_invitation(smtp, "Bob@Example.org"))
-    taken = nclient.post(f"/v1/invitations/{token}", headers={"Accept": "text/html"})
-    assert taken.status_code == 200 and b"You have a seat" in taken.data
-    players = [p["player"] for p in nclient.get(f"/v1/games/{gid}").get_json()["players"]]
-    assert players == [ann.id, bob.id]
-    assert "mail_only" not in nclient.get(f"/v1/games/{gid}/audit").get_json()["players"][1]
+    invitation = _invitation(smtp, "Bob@Example.org")
+    token = _token(invitation)
+    taken = nclient.post(f"/v1/invitations/{token}", headers={"Accept": "application/json"})
+    assert (taken.status_code, taken.get_json()["code"]) == (409, "join_with_key")
+    assert f"parley join {gid}" in taken.get_json()["detail"]
+    inbox.send(reply(invitation, "bob@example.org", "join"), invitation["Reply-To"])
+    assert inbox.outcome() == ("answered", "join_with_key")
+    assert nclient.get(f"/v1/games/{gid}").get_json()["status"] == "open"
+    assert nclient.get(f"/v1/invitations/{token}").status_code == 200  # it stands
+
+    joined = nclient.post(f"/v1/games/{gid}/join", json=bob.join_body(gid, "bob's own"),
+                          headers=bob.auth)
+    assert joined.get_json()["status"] == "active", joined.get_json()
+    audit = nclient.get(f"/v1/games/{gid}/audit").get_json()
+    assert audit["joined"] == [ann.id, bob.id] and audit["client_seeds"][1] == "bob's own"
+    assert audit["joins"][1]["statement"]["client_seed"] == "bob's own"
+    assert "mail_only" not in audit["players"][1]
 
 
 def test_invitations_are_refused_with_a_reason_and_change_nothing(nclient, work, smtp) -> None:
@@ -163,7 +178,8 @@ def test_invitations_are_refused_with_a_reason_and_change_nothing(nclient, work,
     for who, game, address, status, code in cases:
         resp = _invite(nclient, who, game, address)
         assert (resp.status_code, resp.get_json()["code"]) == (status, code), resp.get_json()
-    joined = nclient.post(f"/v1/games/{gid}/join", json={"client_seed": "q"}, headers=quiet.auth)
+    joined = nclient.post(f"/v1/games/{gid}/join", json=quiet.join_body(gid, "q"),
+                          headers=quiet.auth)
     assert joined.status_code == 200
     resp = _invite(nclient, quiet, gid, CID)
     assert (resp.status_code, resp.get_json()["code"]) == (409, "email_unconfirmed")
@@ -178,7 +194,7 @@ def test_invitations_are_refused_with_a_reason_and_change_nothing(nclient, work,
     work()
     assert len([m for m in smtp.to(CID) if m["X-Parley-Event"] == "game.invitation"]) == 3
 
-    eve_joins = nclient.post(f"/v1/games/{gid}/join", json={"client_seed": "e"},
+    eve_joins = nclient.post(f"/v1/games/{gid}/join", json=eve.join_body(gid, "e"),
                              headers=eve.auth)
     assert eve_joins.get_json()["status"] == "active"
     started = _invite(nclient, ann, gid, "dan@example.org")
@@ -203,7 +219,7 @@ def test_replies_to_an_invitation(nclient, work, smtp, inbox: Inbox) -> None:  #
 
     # the seat went to someone else meanwhile: the answer says so, and the invitation stands
     bob = register(nclient, "Bob", "bob@example.org")
-    assert nclient.post(f"/v1/games/{gid}/join", json={"client_seed": "b"},
+    assert nclient.post(f"/v1/games/{gid}/join", json=bob.join_body(gid, "b"),
                         headers=bob.auth).status_code == 200
     inbox.send(reply(invitation, CID, "join"), to)
     assert inbox.outcome() == ("answered", "game_not_open")

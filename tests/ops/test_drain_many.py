@@ -157,8 +157,8 @@ def test_a_game_still_to_start_is_started_then_resolved(app, client, run_jobs) -
     players = [TestPlayer(n).register(client) for n in ("sa", "sb")]
     full = client.post("/v1/games", json={"ruleset": "totohu", "players": 2},
                        headers=players[0].auth).get_json()["id"]
-    assert client.post(f"/v1/games/{full}/join", json={}, headers=players[0].auth
-                       ).status_code == 200
+    assert client.post(f"/v1/games/{full}/join", json=players[0].join_body(full),
+                       headers=players[0].auth).status_code == 200
     assert store.join(full, -1, players[1].id, "seed", 2)[0] == "ok"  # then the crash
     assert store.meta(full)["status"] == "full"
     assert resolve.drain_many([full, ready], wait=0) == 2

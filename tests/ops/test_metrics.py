@@ -54,6 +54,10 @@ def notes(store: Any, gid: str) -> dict[str, str]:
     return store.r.hgetall(game_key(gid, "submitted"))
 
 
+def _minute_ago() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60))
+
+
 def _duel_in_play(client: Any, run_jobs: Any) -> tuple[str, dict[int, TestPlayer], int]:
     """A Duel with both setups applied (Red to move); -> (game, players, resolve jobs run)."""
     gid, players = new_game(client, options=DUEL)
@@ -112,8 +116,8 @@ def test_a_batch_counts_its_appends_and_its_refusals(app, client, run_jobs) -> N
     red = players[0]
     good = red.envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "a5"})
     stale = red.envelope(gid, 0, 7, {"type": "move", "from": "a4", "to": "b4"})
-    twin = red.envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "b4"},
-                        nonce=good["payload"]["nonce"])
+    twin = red.envelope(gid, 0, 1, {"type": "move", "from": "a4", "to": "a5"},  # signed anew
+                        issued_at=_minute_ago())
     resp = client.post("/v1/moves", json={"envelopes": [good, stale, good, twin]})
     assert [r.get("status") or r["problem"]["code"] for r in resp.get_json()["results"]] == [
         "queued", "stale_step", "queued", "duplicate_nonce"]
@@ -310,7 +314,7 @@ def test_every_process_counts_into_the_same_totals(redis_url: str, tmp_path: Pat
                                                   "options": DUEL}, headers=ann.auth)
             gid = resp.json()["id"]
             for player in (ann, bob):
-                assert server.post(f"/v1/games/{gid}/join", json={},
+                assert server.post(f"/v1/games/{gid}/join", json=player.join_body(gid),
                                    headers=player.auth).status_code == 200
             games.append(gid)
         posted = 0

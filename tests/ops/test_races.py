@@ -28,7 +28,8 @@ def _duel(server) -> tuple[str, list[TestPlayer]]:
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2, "options": DUEL},
                       headers=players[0].auth).json()["id"]
     for p in players:
-        assert server.post(f"/v1/games/{gid}/join", json={}, headers=p.auth).status_code == 200
+        assert server.post(f"/v1/games/{gid}/join", json=p.join_body(gid),
+                           headers=p.auth).status_code == 200
     return gid, players
 
 
@@ -105,12 +106,14 @@ def test_join_race_for_the_last_seat_has_one_winner(server) -> None:
     rivals = [TestPlayer(f"r{i}").register(http) for i in range(20)]
     gid = server.post("/v1/games", json={"ruleset": "stratego", "players": 2,
                                          "options": DUEL}, headers=host.auth).json()["id"]
-    assert server.post(f"/v1/games/{gid}/join", json={}, headers=host.auth).status_code == 200
+    assert server.post(f"/v1/games/{gid}/join", json=host.join_body(gid),
+                       headers=host.auth).status_code == 200
     url = f"{server.url}/v1/games/{gid}/join"
 
     def join(i: int):
         with requests.Session() as s:
-            return s.post(url, json={}, headers=rivals[i].auth, timeout=20)
+            return s.post(url, json=rivals[i].join_body(gid), headers=rivals[i].auth,
+                          timeout=20)
 
     responses = _together(20, join)
     winners = [i for i, r in enumerate(responses) if r.status_code == 200]

@@ -138,7 +138,7 @@ class Client:
         game = SoakGame(resp.json()["id"], ruleset, seats)
         for p in players:
             resp = self.http.post(f"/v1/games/{game.id}/join",
-                                  json={"client_seed": f"seed-{p.name}"}, headers=p.auth)
+                                  json=p.join_body(game.id, f"seed-{p.name}"), headers=p.auth)
             # a retried join whose first attempt got through: the seat is ours already
             if resp.status_code != 200 and resp.json().get("code") not in (
                     "already_seated", "game_not_open"):

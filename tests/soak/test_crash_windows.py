@@ -62,13 +62,14 @@ def test_a_retried_join_starts_a_game_whose_start_was_lost(app, client, run_jobs
     players = [TestPlayer(n).register(client) for n in ("ann", "bob")]
     gid = client.post("/v1/games", json={"ruleset": "totohu", "players": 2},
                       headers=players[0].auth).get_json()["id"]
-    assert client.post(f"/v1/games/{gid}/join", json={}, headers=players[0].auth
-                       ).status_code == 200
+    assert client.post(f"/v1/games/{gid}/join", json=players[0].join_body(gid),
+                       headers=players[0].auth).status_code == 200
     store = app.extensions["parley_store"]
     assert store.join(gid, -1, players[1].id, "seed", 2)[0] == "ok"  # then the crash
     assert store.meta(gid)["status"] == "full" and gid not in store.pending_games()
 
-    resp = client.post(f"/v1/games/{gid}/join", json={}, headers=players[1].auth)
+    resp = client.post(f"/v1/games/{gid}/join", json=players[1].join_body(gid),
+                       headers=players[1].auth)
     assert resp.status_code == 409
     assert resp.get_json()["code"] in ("already_seated", "game_not_open")
     run_jobs()

@@ -14,7 +14,8 @@ import { randomInt, type KeyObject } from "node:crypto";
 
 import { ApiError, call, parleyClient, sleep, type ParleyClient, type Schemas } from "./api.js";
 import {
-  generateKey, publicKeyB64, signEnvelope, signKeyClaim, verifyPayload, type Envelope, type Move,
+  generateKey, isDerivedNonce, publicKeyB64, signEnvelope, signJoin, signKeyClaim, verifyPayload,
+  type Envelope, type Move,
 } from "./signing.js";
 
 const BASE_URL = (process.env.PARLEY_URL ?? "http://127.0.0.1:8000").replace(/\/+$/, "");
@@ -131,7 +132,9 @@ async function main(): Promise<number> {
   console.log(`created ${game}: ${created.ruleset} ${JSON.stringify(created.options)}, dice commitment ${created.commitment}`);
   for (const [seat, p] of players.entries()) {
     const joined = await call("joinGame", () =>
-      p.client.POST("/v1/games/{game}/join", { params: { path: { game } }, body: { seat } }));
+      p.client.POST("/v1/games/{game}/join", {
+        params: { path: { game } }, body: { seat, ...signJoin(p.key, p.keyId, game, p.id) },
+      }));
     if (joined.seat !== seat || !joined.seat_final) {
       throw new Error(`${p.name} asked for seat ${seat} and got ${joined.seat} (final: ${joined.seat_final})`);
     }
@@ -158,8 +161,9 @@ async function main(): Promise<number> {
       const move = legal[choose(legal.length)];
       if (move === undefined) throw new Error(`${player.name} is to act at step ${view.step} without legal moves`);
       const envelope: Envelope = signEnvelope(player.key, player.keyId, { game, seat, step: view.step, move });
+      // signed once: until an answer comes, this very envelope goes again (never a new one)
       const accepted = await call("postMove", () =>
-        player.client.POST("/v1/games/{game}/moves", { params: { path: { game } }, body: envelope }));
+        player.client.POST("/v1/games/{game}/moves", { params: { path: { game } }, body: envelope }), true);
       const outcome = accepted.status === "queued" ? await waitResolved(anonymous, game, accepted.id) : accepted;
       if (outcome.status !== "applied") {
         const why = "code" in outcome ? `${outcome.code}: ${outcome.detail}` : outcome.status;
@@ -203,10 +207,14 @@ async function main(): Promise<number> {
     if (!verifyPayload(publicKey, env.payload, env.signature)) {
       throw new Error(`audit entry ${entry.seq}: the signature does not verify`);
     }
+    if (!isDerivedNonce(publicKey, env.payload)) {
+      throw new Error(`audit entry ${entry.seq}: the nonce is not the derived nonce of its move`);
+    }
     checked += 1;
   }
   if (checked !== moves) throw new Error(`the audit bundle holds ${checked} of our ${moves} envelopes`);
-  console.log(`audit bundle (${audit.status}): all ${checked} envelopes signed by ann and bob verify`);
+  console.log(`audit bundle (${audit.status}): all ${checked} envelopes signed by ann and bob verify, ` +
+    "each nonce derived from its move");
 
   const mine = await call("listMyGames", () =>
     ann.client.GET("/v1/players/{player}/games", { params: { path: { player: "me" }, query: { status: "finished" } } }));

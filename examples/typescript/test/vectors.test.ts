@@ -14,8 +14,11 @@ import {
   b64urlDecode,
   b64urlEncode,
   canonicalJson,
+  deriveNonce,
+  isDerivedNonce,
   keyFromSeed,
   moveMessage,
+  nonceMessage,
   publicKeyB64,
   signEnvelope,
   signPayload,
@@ -38,7 +41,17 @@ interface VectorCase {
 const path =
   process.env.MOVE_SIGNING_VECTORS ??
   fileURLToPath(new URL("../../../../docs/move-signing-vectors.json", import.meta.url));
-const cases = (JSON.parse(readFileSync(path, "utf8")) as { cases: VectorCase[] }).cases;
+interface DerivedCase extends VectorCase {
+  repeat: number;
+  nonce_input: Record<string, unknown>;
+  nonce_message_hex: string;
+  nonce: string;
+  roll_source_hex: string;
+}
+
+const file = JSON.parse(readFileSync(path, "utf8")) as { cases: VectorCase[]; derived_nonce_cases?: DerivedCase[] };
+const cases = file.cases;
+const derived = file.derived_nonce_cases ?? [];
 
 describe(`move-signing vectors (${path})`, () => {
   test("the file has cases", () => {
@@ -72,6 +85,34 @@ describe(`move-signing vectors (${path})`, () => {
     const changed: Payload = { ...c.payload, step: c.payload.step + 1 };
     assert.equal(verifyPayload(c.public_key, changed, c.signature), false);
   });
+});
+
+describe(`derived nonces (${path})`, () => {
+  test("the file has derived-nonce cases", () => {
+    assert.ok(derived.length > 0, "no derived_nonce_cases found");
+  });
+
+  for (const c of derived) {
+    test(`derived nonce ${c.payload.game} (step ${c.payload.step}, repeat ${c.repeat})`, () => {
+      const key = keyFromSeed(Buffer.from(c.private_key_seed_hex, "hex"));
+      assert.equal(nonceMessage(c.payload, c.repeat).toString("hex"), c.nonce_message_hex, "nonce message");
+      assert.equal(deriveNonce(key, c.payload, c.repeat), c.nonce, "nonce");
+      assert.equal(b64urlDecode(c.nonce).toString("hex"), c.roll_source_hex, "the bytes that key the dice");
+      assert.ok(isDerivedNonce(c.public_key, c.payload), "anyone can check it with the public key");
+      const later = { ...c.payload, issued_at: "2027-01-01T00:00:00Z" };
+      assert.ok(isDerivedNonce(c.public_key, later), "issued_at is not covered");
+      assert.equal(isDerivedNonce(c.public_key, { ...c.payload, step: c.payload.step + 1 }), false);
+      const rebuilt = signEnvelope(key, c.envelope.key_id, {
+        game: c.payload.game,
+        seat: c.payload.seat,
+        step: c.payload.step,
+        move: c.payload.move,
+        repeat: c.repeat,
+        issuedAt: c.payload.issued_at,
+      });
+      assert.deepEqual(rebuilt, c.envelope, "the whole envelope, its nonce derived by default");
+    });
+  }
 });
 
 describe("base64url and canonical JSON", () => {

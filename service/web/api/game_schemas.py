@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from typing import Any
 
-from service.domain.envelope import StrictInt
+from marshmallow import Schema, ValidationError, fields, pre_load, validate, validates_schema
+
+from service.domain.envelope import B64Url, StrictInt
 from service.web.api.common_schemas import CursorQuerySchema, ProblemSchema
 
 
@@ -177,18 +179,27 @@ class GameListSchema(Schema):
         "description": "pass as `cursor` for the next page; null: this was the last page"})
 
 
-def _unicode_text(text: str) -> None:
-    """A seed enters the dice as UTF-8: a lone surrogate (JSON's "\\ud800") has none."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as err:
-        raise ValidationError("Not Unicode text (an unpaired surrogate).") from err
-
-
 class JoinSchema(Schema):
+    """A signed join (docs/audit.md §18); without `statement`, `key_id` and `signature` it is
+    refused `join_unsigned` (by the route, so that the refusal has its own code)."""
+
     seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(min=0, max=63))
-    client_seed = fields.String(load_default=None, allow_none=True,
-                                validate=[validate.Length(min=1, max=128), _unicode_text])
+    statement = fields.Dict(load_default=None, metadata={
+        "description": "{game, player, client_seed, issued_at}: this game, you, the client "
+                       "seed you chose (1 to 128 characters, mixed into the dice) and when you "
+                       "signed it; signed as `parley-join-v1\\n` + JCS(statement) "
+                       "(docs/audit.md §18)"})
+    key_id = fields.String(load_default=None, validate=validate.Length(min=1, max=64),
+                           metadata={"description": "the signing key's id, one of yours"})
+    signature = B64Url(load_default=None, min_bytes=64, max_len=128)
+
+    @pre_load
+    def _unsigned(self, data: Any, **_: Any) -> Any:
+        """The bare `client_seed` of an unsigned join is answered `join_unsigned`, not as an
+        unknown member."""
+        if isinstance(data, dict) and "statement" not in data:
+            data = {k: v for k, v in data.items() if k != "client_seed"}
+        return data
 
 
 class JoinedSchema(Schema):
@@ -340,6 +351,10 @@ class AuditSchema(Schema):
     server_seed = fields.String(allow_none=True, metadata={"description": "after the end"})
     client_seeds = fields.List(fields.String(allow_none=True))
     joined = fields.List(fields.String(allow_none=True))
+    joins = fields.List(fields.Dict(allow_none=True), metadata={
+        "description": "per provisional seat, the player's signed join {seat, statement, "
+                       "key_id, signature}, or null (a seat not taken, or taken by a mail-only "
+                       "player); absent for games created before joins were signed (§18)"})
     entries = fields.List(fields.Nested(AuditEntrySchema))
     draws = fields.List(fields.Dict())
     state_hashes = fields.List(fields.Dict())

@@ -12,7 +12,7 @@ from parley_protocol.timeouts import ABORTED
 
 from engines.contract import IllegalMove
 from engines.registry import RULESETS
-from service.domain import boards, game_clocks
+from service.domain import boards, game_clocks, joins
 from service.domain.accept import get_game_or_404
 from service.domain.game import create_game, events_page, load_game, seat_view
 from service.domain.game_model import Game
@@ -71,8 +71,11 @@ def status_shown(game: Game) -> str:
 
 
 def summary(game: Game) -> dict:
+    # `platform.nonces` is the protocol's rule, not a choice of the creator: the audit bundle
+    # shows it (docs/audit.md §9)
+    chosen = {k: v for k, v in game.platform.items() if k != "nonces"}
     return {
-        "id": game.id, "ruleset": game.ruleset, "options": {**game.options, **game.platform},
+        "id": game.id, "ruleset": game.ruleset, "options": {**game.options, **chosen},
         "status": status_shown(game), "seats": game.seats,
         "players": [{"seat": i, "player": p} for i, p in enumerate(game.players)],
         "step": game.step, "step_kind": game.step_kind, "to_act": game.to_act,
@@ -206,11 +209,21 @@ class Join(MethodView):
     @blp.alt_response(422, **PROBLEM)
     @blp.doc(security=[{"bearer": []}])
     def post(self, data: dict, game: str) -> dict:
-        """Take a seat with a client seed (mixed into the dice); the game starts when every
-        seat is taken. With `seat_order: random` the final seats are drawn at the start.
-        Joining counts against PARLEY_MAX_OPEN_GAMES unless it takes the last seat."""
-        return take_seat(deps.store(), deps.queue(), game, current_player(), data["seat"],
-                         data["client_seed"], config().MAX_OPEN_GAMES)
+        """Take a seat with a signed join: a statement {game, player, client_seed, issued_at}
+        signed by one of your keys (`parley-join-v1`, docs/audit.md §18). Its client seed is
+        mixed into the dice and the signed join goes into the game's audit bundle. 422
+        `join_unsigned` without one, `bad_join` for a statement not of this game and you,
+        a seed not 1 to 128 characters or an `issued_at` outside the window of a move's,
+        `bad_signature` for a key not yours or a signature that does not verify: nothing
+        changes. The game starts when every seat is taken. With `seat_order: random` the
+        final seats are drawn at the start. Joining counts against PARLEY_MAX_OPEN_GAMES
+        unless it takes the last seat."""
+        store, pid = deps.store(), current_player()
+        get_game_or_404(store, game)  # an unknown game is 404 whatever the statement says
+        signed = joins.check(store, game, pid, data["statement"], data["key_id"],
+                             data["signature"])
+        return take_seat(store, deps.queue(), game, pid, data["seat"], signed,
+                         config().MAX_OPEN_GAMES)
 
 
 @blp.route("/<game>/view")

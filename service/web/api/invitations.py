@@ -100,7 +100,8 @@ it: a mail will come whenever it is your turn, and you play by replying to it.</
         """Take up the invitation of the link, which then works no more: the invited
         address's player takes a free seat (a browser gets a page saying so). 404
         `bad_invitation` for a link unknown, used or expired; 409 `game_not_open`,
-        `already_seated` or `game_full` (the invitation then stands)."""
+        `already_seated`, `game_full`, or `join_with_key` for an address of a player with a
+        key, who joins with a signed join instead (the invitation then stands)."""
         seated = invitation_mail.accept(deps.store(), deps.queue(), config(), token)
         if wants_page():
             return page("You have a seat", f"""<p>You hold seat {seated["seat"]} of game

@@ -19,6 +19,21 @@ export async function call(account, method, path, body) {
   return { data, headers: resp.headers, status: resp.status };
 }
 
+/** POST a signed move until an answer comes: a failed or dropped connection, or a 5xx, sends
+ * the very same envelope again (a re-post is idempotent), never a newly signed one, whose
+ * derived nonce would be the same anyway (docs/audit.md §6). */
+export async function postMove(account, path, env, tries = 5) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call(account, "POST", path, env);
+    } catch (err) {
+      const answered = err instanceof ApiError && ![500, 502, 503, 504].includes(err.status);
+      if (answered || attempt >= tries) throw err;
+      await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
+    }
+  }
+}
+
 export const get = async (account, path) => (await call(account, "GET", path)).data;
 export const post = async (account, path, body) => (await call(account, "POST", path, body)).data;
 

@@ -1,9 +1,10 @@
 // Parley in a browser: routes (#/, #/game/ID, #/join/ID), the views, live updates.
 import { cliConfig, importAccount, register } from "./account.js";
-import { ApiError, call, fetchBlob, get, post } from "./api.js";
+import { ApiError, fetchBlob, get, post, postMove } from "./api.js";
 import { notation } from "./board.js";
 import { download, h } from "./dom.js";
-import { envelope, forgetAccount, loadAccount, randomB64url } from "./keys.js";
+import { canonical } from "./jcs.js";
+import { envelope, forgetAccount, loadAccount, randomB64url, signedJoin } from "./keys.js";
 import { follow } from "./live.js";
 import { boardPicks } from "./picks.js";
 import { settingsView } from "./settings.js";
@@ -166,7 +167,7 @@ async function lobbyView() {
 
 async function join(gid) {
   try {
-    await post(account, `/v1/games/${gid}/join`, { client_seed: randomB64url(16) });
+    await post(account, `/v1/games/${gid}/join`, await signedJoin(account, gid, randomB64url(16)));
     say(`Joined ${gid}.`);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 409)) throw err;
@@ -337,11 +338,31 @@ async function gameView(gid) {
     play(move);
   }
 
+  /** How often the game's log holds this very move of ours at this step. */
+  async function timesMade(move) {
+    const audit = await get(account, `/v1/games/${gid}/audit`);
+    const same = canonical([view.seat, view.step, move]);
+    return audit.entries.filter((e) => e.envelope && canonical(
+      [e.envelope.payload.seat, e.envelope.payload.step, e.envelope.payload.move]) === same).length;
+  }
+
   async function play(move) {
     picks.reset();
     try {
-      const env = await envelope(account, gid, view.seat, view.step, move);
-      const answer = await call(account, "POST", `/v1/games/${gid}/moves`, env);
+      const path = `/v1/games/${gid}/moves`;
+      let answer;
+      try {  // signed once, posted until an answer comes (postMove)
+        answer = await postMove(account, path,
+          await envelope(account, gid, view.seat, view.step, move));
+      } catch (err) {
+        // the very same move made at this step before (a second unit of one kind): it is
+        // signed once more as its next repeat, counted in the game's log (docs/audit.md §6)
+        const made = err instanceof ApiError && err.problem.code === "duplicate_nonce"
+          ? await timesMade(move) : 0;
+        if (!made) throw err;
+        answer = await postMove(account, path,
+          await envelope(account, gid, view.seat, view.step, move, made));
+      }
       let state = answer.data;
       const where = answer.headers.get("Location");
       for (let i = 0; state.status === "queued" && where && i < 100; i++) {

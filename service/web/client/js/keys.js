@@ -66,9 +66,34 @@ export async function consent(account, mailMoves) {
            signature: await sign(account.privateKey, "parley-consent-v1\n", statement) };
 }
 
-/** A signed move envelope: `parley-move-v1\n` + JCS(payload). */
-export async function envelope(account, game, seat, step, move) {
-  const payload = { game, seat, step, move, nonce: randomB64url(16),
+/** A signed join (docs/audit.md §18): `parley-join-v1\n` + JCS(statement), the statement
+ * naming the game, the player and the client seed chosen here (mixed into the dice). */
+export async function signedJoin(account, game, clientSeed) {
+  const statement = { game, player: account.id, client_seed: clientSeed,
+                      issued_at: new Date().toISOString().replace(/\.\d+Z$/, "Z") };
+  return { statement, key_id: account.key_id,
+           signature: await sign(account.privateKey, "parley-join-v1\n", statement) };
+}
+
+/** A move's derived nonce (docs/audit.md §6): the key's Ed25519 signature of
+ * `parley-nonce-v1\n` + JCS({game, seat, step, move}), base64url; the very same move made once
+ * more at one step adds `repeat` (1 to 255) to what is signed, and its number as a 65th byte.
+ * Ed25519 is deterministic: signing the move again gives the same nonce, hence the same dice. */
+export async function deriveNonce(privateKey, game, seat, step, move, repeat = 0) {
+  const covered = repeat ? { game, seat, step, move, repeat } : { game, seat, step, move };
+  const sig = new Uint8Array(await crypto.subtle.sign(
+    ALG, privateKey, enc("parley-nonce-v1\n" + canonical(covered))));
+  if (!repeat) return b64url(sig);
+  const raw = new Uint8Array(65);
+  raw.set(sig);
+  raw[64] = repeat;
+  return b64url(raw);
+}
+
+/** A signed move envelope: `parley-move-v1\n` + JCS(payload), its nonce derived. */
+export async function envelope(account, game, seat, step, move, repeat = 0) {
+  const nonce = await deriveNonce(account.privateKey, game, seat, step, move, repeat);
+  const payload = { game, seat, step, move, nonce,
                     issued_at: new Date().toISOString().replace(/\.\d+Z$/, "Z") };
   return { payload, key_id: account.key_id,
            signature: await sign(account.privateKey, "parley-move-v1\n", payload) };
