@@ -16,7 +16,16 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from parley_protocol.clocks import SYSTEMS, Clocks, Gift, Pauses, TimeControl, iso
+from parley_protocol.clocks import (
+    NOT_ASKED,
+    NOT_DUE,
+    SYSTEMS,
+    Clocks,
+    Gift,
+    Pauses,
+    TimeControl,
+    iso,
+)
 
 #: the members of the bundle's `clocks`, of each of its vacations and of each gift
 RECORD_FIELDS = frozenset({"started_at", "zones", "away", "gifts"})
@@ -211,14 +220,13 @@ class ClockReplay:
         if stale is None:
             return None
         what = "an abort" if abort else "a timeout action"
-        if clocks.due(seat) is None:
+        if stale.reason == NOT_ASKED:
             return (f"{what} for seat {seat}, whose clock was not running (the seat was not "
                     f"asked to act, or had already made its move)")
-        due = clocks.due(seat)
-        assert due is not None
-        if at < due:
+        if stale.reason == NOT_DUE:
+            assert stale.due is not None
             return (f"{what} for seat {seat} accepted at {accepted_at}, before the seat's "
-                    f"clock ran out at {iso(due)} ({due - at} s left)")
+                    f"clock ran out at {iso(stale.due)} ({stale.due - at} s left)")
         return (f"an abort for seat {seat}, which had made a decision of its own (entry "
                 f"{self.first_own.get(seat)}): the game's timeout policy applies")
 

@@ -155,6 +155,19 @@ class Gift:
                    int(data["after_seq"]))
 
 
+#: why a timeout action is stale (`Clocks.refusal`): its seat is no longer asked to act, its
+#: clock had not run out, or an abort's seat has made a decision of its own
+NOT_ASKED, NOT_DUE, MOVED = "not_asked", "not_due", "moved"
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A timeout action's refusal: its reason, and for NOT_DUE the seat's due moment."""
+
+    reason: str
+    due: int | None = None
+
+
 @dataclass
 class Clocks:
     """Every seat's clock of one game: what the game keeps between entries."""
@@ -216,7 +229,7 @@ class Clocks:
         self.left[seat] = left
         self.since[seat] = None
 
-    def refusal(self, seat: int, at: int, abort: bool) -> str | None:
+    def refusal(self, seat: int, at: int, abort: bool) -> Stale | None:
         """Why a timeout action of `seat` accepted at `at` is refused (`not_late`), or None
         when it stands: the seat is no longer asked to act, its clock (with the time given
         before the entry folded in) had not run out at `at`, or an abort would end the game of
@@ -224,12 +237,11 @@ class Clocks:
         read a moment before it appends it; a move or a gift in between makes it stale."""
         due = self.due(seat)
         if due is None:
-            return f"seat {seat} was no longer asked to act (its move came first)"
+            return Stale(NOT_ASKED)
         if at < due:
-            return (f"seat {seat}'s clock ran out only at {iso(due)}, {due - at} s after the "
-                    f"action")
+            return Stale(NOT_DUE, due)
         if abort and self.moved[seat]:
-            return f"seat {seat} had made a decision of its own, so its game is not aborted"
+            return Stale(MOVED)
         return None
 
     def pending(self, seat: int, gifts: Sequence[Gift]) -> int:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import orjson
 from parley_protocol import signing
-from parley_protocol.clocks import Clocks, moment
+from parley_protocol.clocks import NOT_ASKED, NOT_DUE, Clocks, Stale, moment
 from parley_protocol.timeouts import (
     abort_events,
     aborted_result,
@@ -291,6 +291,16 @@ def _accepted_at(fields: dict[str, str]) -> int:
     return int(t) if t.isdigit() else moment(t)
 
 
+def _stale_text(seat: int, at: int, stale: Stale) -> str:
+    """Why a timeout action was refused `not_late`, for its rejection's detail."""
+    if stale.reason == NOT_ASKED:
+        return f"seat {seat} was no longer asked to act (its move came first)"
+    if stale.reason == NOT_DUE:
+        assert stale.due is not None
+        return f"seat {seat}'s clock ran out only at {iso(stale.due)}, {stale.due - at} s after it"
+    return f"seat {seat} had made a decision of its own, so its game is not aborted"
+
+
 def _clocks_of(game: Game, entries: list[tuple[int, dict[str, str]]]) -> Clocks | None:
     """The game's clocks as its last commit left them; a game that started before the server
     kept clocks gets them now, running from its first pending entry, every seat counted as
@@ -404,15 +414,17 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
                    f"The move names step {payload['step']}, the game is at step {step}.")
             continue
         late = is_timeout(envelope)
+        abort = late and is_abort(envelope)
+        at = _accepted_at(fields) if clocks is not None else 0
         if clocks is not None:
             clocks.fold(gifts, seq)
-            stale = clocks.refusal(seat, _accepted_at(fields), is_abort(envelope)) if late \
-                else None
+            stale = clocks.refusal(seat, at, abort) if late else None
             if stale is not None:  # decided on what the job read; a move or gift came first
-                reject(seq, seat, step, "not_late", f"The timeout action is stale: {stale}.")
+                reject(seq, seat, step, "not_late",
+                       f"The timeout action is stale: {_stale_text(seat, at, stale)}.")
                 continue
         rng = rng_for(signing.roll_source(envelope, game.platform))
-        if late and is_abort(envelope):  # the platform's, not the rules': the game ends
+        if abort:  # the platform's, not the rules': the game ends
             new_events = abort_events(payload)
         else:
             try:
@@ -420,20 +432,20 @@ def plan_resolve(gid: str, read: ResolveRead, kept: Kept | None = None,
             except IllegalMove as err:
                 reject(seq, seat, step, err.code, err.message)
                 continue
-        if late and not is_abort(envelope):  # a move to the rules, a timeout to the record
+        if late and not abort:  # a move to the rules, a timeout to the record
             new_events = [timeout_event(payload), *new_events]
         events.extend(_event_record(seq, step, e) for e in new_events)
         draws.extend(_draw_records(rng, draw_index, step, seq))
         draw_index += len(rng.draws)
         dumped = signing.dump_state(state)
         hashes.append((seq, signing.sha256_hex(dumped.encode())))
-        result = aborted_result(game.seats) if is_abort(envelope) else engine.result(state)
+        result = aborted_result(game.seats) if abort else engine.result(state)
         if result is not None:
             if late:
                 result = timeout_result(dict(result), payload)
             events.append(_event_record(seq, step, {"type": "game_finished", "result": result}))
         if clocks is not None:
-            clocks.applied(_accepted_at(fields), seat, not late,
+            clocks.applied(at, seat, not late,
                            [] if result is not None else engine.decision(state)["to_act"])
     decision = engine.decision(state)
     meta_update = {"applied": str(last), **_decision_fields(decision)}

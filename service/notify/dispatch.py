@@ -425,12 +425,19 @@ def schedule_deadline(store: Store, queue: Queue, game: Game, step: int, due: fl
     """Schedule the reminder and the timeout of one decision (same ids: scheduling twice is
     harmless, and each job checks the step and the clocks when it runs)."""
     _schedule(store, queue, game.id, step, "timeout", due)
+    at = _reminder_moment(game)
+    if at is not None and at < due:
+        _schedule(store, queue, game.id, step, "reminder", at)
+
+
+def _reminder_moment(game: Game) -> int | None:
+    """When the game's reminder falls (the time control's `reminder_fraction` of the first
+    running clock's turn left), None without one."""
     clocks = game_clocks.game_clocks(game)
     fraction = float((game.platform.get("time_control") or {}).get("reminder_fraction", 0))
-    if clocks is not None and 0 < fraction < 1:
-        at = game_clocks.reminder_at(*clocks, fraction)
-        if at is not None and at < due:
-            _schedule(store, queue, game.id, step, "reminder", at)
+    if clocks is None or not 0 < fraction < 1:
+        return None
+    return game_clocks.reminder_at(*clocks, fraction)
 
 
 def _schedule(store: Store, queue: Queue, gid: str, step: int, kind: str, at: float) -> None:
@@ -474,10 +481,8 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
     if game is None or game.status != "active" or game.step != step:
         return "past", None
     now = clock.now()
-    clocks = game_clocks.game_clocks(game)
     if kind == "reminder":
-        fraction = float((game.platform.get("time_control") or {}).get("reminder_fraction", 0))
-        at = game_clocks.reminder_at(*clocks, fraction) if clocks is not None else None
+        at = _reminder_moment(game)
         if at is not None and now < at - 1:
             return "early", at
         due = _deadline(game)
@@ -485,6 +490,7 @@ def _deadline_action(store: Store, queue: Queue, config: Config, server_key: Any
                              for s in game.to_act])
         flush(store, queue, config, gid)
         return "reminded", None
+    clocks = game_clocks.game_clocks(game)
     if clocks is None:  # a game without per-seat clocks: the decision's one deadline
         due = _deadline(game)
         if due is not None and now < due - 1:
