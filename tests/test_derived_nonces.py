@@ -25,7 +25,7 @@ from service.domain.foresight import NO_DRAWS, WouldDraw
 from service.domain.game import load_game, seed_of
 from service.storage.keys import game_key
 from tests.api.conftest import duel, make_app
-from tests.api.helpers import new_game, post_move, view
+from tests.api.helpers import new_game, play_solo_totohu, post_move, view
 from tests.api.test_foresight import _foresight, _live_drainer, _two_moves
 from tests.api.test_hotpaths import _post
 from tests.players import TestPlayer, random_nonce
@@ -276,16 +276,8 @@ def test_picking_the_same_unit_twice_at_one_step_names_the_repeat(client, run_jo
 def solo(app: Any, client: Any, run_jobs: Any) -> tuple[dict[str, Any], TestPlayer]:
     """A finished solo Totohu game of derived nonces (every move draws the dummy's ship):
     its audit bundle and its player."""
-    gid, players = new_game(client, "totohu", {}, 1)
-    chooser = random.Random(3)
-    for _ in range(500):
-        v = view(client, gid, players[0])
-        if v["status"] == "finished":
-            break
-        assert post_move(client, gid, players[0], 0, chooser.choice(v["legal_moves"]),
-                         step=v["step"]).status_code == 202
-        run_jobs()
-    return client.get(f"/v1/games/{gid}/audit").get_json(), players[0]
+    gid, player = play_solo_totohu(client, run_jobs)
+    return client.get(f"/v1/games/{gid}/audit").get_json(), player
 
 
 def _rewritten(bundle: dict[str, Any], app: Any, seq: int, player: TestPlayer,

@@ -17,7 +17,7 @@ import pytest
 from parley_protocol import signing
 from parley_protocol.verify import verify_bundle
 
-from tests.api.helpers import new_game, post_move, post_together, view
+from tests.api.helpers import new_game, play_solo_totohu, post_move, post_together, view
 from tests.players import TestPlayer
 
 DUEL = {"army": "duel"}
@@ -109,14 +109,7 @@ def _short_game(client: Any, run_jobs: Any) -> dict[str, Any]:
 
 def _solo_totohu(client: Any, run_jobs: Any) -> dict[str, Any]:
     """Totohu for one seat: the dummy's ship is a die roll keyed by each move's nonce."""
-    gid, players = new_game(client, "totohu", {}, 1)
-    chooser = random.Random(3)
-    for _ in range(500):
-        v = view(client, gid, players[0])
-        if v["status"] == "finished":
-            break
-        _post(client, gid, players[0], 0, chooser.choice(v["legal_moves"]), v["step"])
-        run_jobs()
+    gid, _ = play_solo_totohu(client, run_jobs)
     return {"audit": _get(client, f"/v1/games/{gid}/audit")}
 
 

@@ -71,11 +71,17 @@ def clocks_of(meta: Mapping[str, str], control: TimeControl, seats: int) -> Cloc
     return Clocks.from_json(control, orjson.loads(raw), pauses_of(meta, control, seats))
 
 
+def loaded(meta: Mapping[str, str], platform: Mapping[str, Any], seats: int
+           ) -> tuple[Clocks, list[Gift]] | None:
+    """The clocks and gifts a game's meta holds (None: no clocks)."""
+    tc = control(platform)
+    clocks = clocks_of(meta, tc, seats) if tc is not None else None
+    return (clocks, gifts_of(meta)) if clocks is not None else None
+
+
 def game_clocks(game: Game) -> tuple[Clocks, list[Gift]] | None:
     """The clocks and gifts of a game as loaded (None: no clocks)."""
-    tc = control(game.platform)
-    clocks = clocks_of(game.raw, tc, game.seats) if tc is not None else None
-    return (clocks, gifts_of(game.raw)) if clocks is not None else None
+    return loaded(game.raw, game.platform, game.seats)
 
 
 def late_seats(clocks: Clocks, gifts: Sequence[Gift], to_act: Sequence[int], now: float
@@ -127,13 +133,10 @@ def seat_clocks(meta: Mapping[str, str], platform: Mapping[str, Any], seats: int
                 now: float | None = None) -> list[dict[str, Any]] | None:
     """Each seat's clock as a reader sees it now: time left, whether it runs, when it runs
     out, and the player's current or next vacation (None for a game without clocks)."""
-    tc = control(platform)
-    if tc is None:
+    found = loaded(meta, platform, seats)
+    if found is None:
         return None
-    clocks = clocks_of(meta, tc, seats)
-    if clocks is None:
-        return None
-    gifts = gifts_of(meta)
+    clocks, gifts = found
     moment = int(clock.now() if now is None else now)
     out = []
     for seat in range(seats):
@@ -170,8 +173,7 @@ GIFT_MIN, GIFT_MAX = 60, 7 * 86_400
 def give_time(store: Store, game: Game, giver: str, seat: int, seconds: int) -> int:
     """Add `seconds` to the running clock of `seat`, given by the player `giver` from their
     own seat; the game's head when recorded (the gift folds in at the next entry)."""
-    tc = control(game.platform)
-    if tc is None:
+    if control(game.platform) is None:
         raise InvalidRequest("This game has no clocks.", code="no_clocks")
     givers = [s for s, p in enumerate(game.players) if p == giver]
     if not givers:
@@ -181,8 +183,8 @@ def give_time(store: Store, game: Game, giver: str, seat: int, seconds: int) -> 
     if not GIFT_MIN <= seconds <= GIFT_MAX:
         raise InvalidRequest(f"A gift is {GIFT_MIN} s to {GIFT_MAX // 86_400} days.",
                              code="bad_gift")
-    clocks = clocks_of(game.raw, tc, game.seats)
-    if game.status != "active" or clocks is None or clocks.since[seat] is None:
+    found = game_clocks(game)
+    if game.status != "active" or found is None or found[0].since[seat] is None:
         raise Conflict("Time can be given only to a seat whose clock runs.",
                        code="clock_not_running")
     head = clock_records.add_gift(store, game.id, seat, givers[0], seconds, int(clock.now()))

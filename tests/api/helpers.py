@@ -47,6 +47,22 @@ def post_move(client: Any, gid: str, player: TestPlayer, seat: int, move: dict,
     return client.post(f"/v1/games/{gid}/moves", json=env)
 
 
+def play_solo_totohu(client: Any, run_jobs: Any) -> tuple[str, TestPlayer]:
+    """A solo Totohu game played to its end by seeded random moves (every move draws the
+    dummy's ship): the game and its player."""
+    gid, players = new_game(client, "totohu", {}, 1)
+    chooser = random.Random(3)
+    for _ in range(500):
+        v = view(client, gid, players[0])
+        if v["status"] == "finished":
+            break
+        resp = post_move(client, gid, players[0], 0, chooser.choice(v["legal_moves"]),
+                         step=v["step"])
+        assert resp.status_code == 202, resp.get_json()
+        run_jobs()
+    return gid, players[0]
+
+
 def post_together(client: Any, envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Post envelopes signed with one key in one batch: each is checked against the game as
     it was before any of them, so two moves for one step are both accepted, and the second
