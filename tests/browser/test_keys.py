@@ -86,7 +86,8 @@ def test_the_cli_plays_with_the_browser_key_and_keyboard_play(player, tmp_path) 
         mover = ann if "Your turn" in game_state(ann)["text"] else bob
         step = int(game_state(mover)["step"])
         _keyboard_move(mover)
-        wait_step_above(mover, step)
+        for p in (ann, bob):  # both pages past the move: the next mover is told by them
+            wait_step_above(p, step)
     if "Your turn" not in game_state(ann)["text"]:
         step = int(game_state(bob)["step"])
         bob.page.get_by_label("Move (its number or notation)").focus()
